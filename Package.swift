@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+// lazyimg: a lazy image loader for long scrolling lists, shipped as liblazyimg.so.
+import PackageDescription
+
+// The shared library exports exactly the lazyimg_* functions of include/lazyimg.h
+// (Sources/LazyImgABI/lazyimg.map) and carries the SONAME of ABI version 0.
+let abiLinkerFlags: [String] = [
+    "-Xlinker", "-soname=liblazyimg.so.0",
+    "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/LazyImgABI/lazyimg.map",
+]
+
+let package = Package(
+    name: "lazyimg",
+    products: [
+        .library(name: "lazyimg", type: .dynamic, targets: ["LazyImgABI"]),
+    ],
+    targets: [
+        // System C libraries, each behind a module map and a shim header.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl"),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg"),
+        .systemLibrary(name: "CSpng", pkgConfig: "spng"),
+        // What Glibc does not import into Swift (eventfd).
+        .target(name: "CLazyImgSupport"),
+        // The public header, so the ABI layer is compiled against the contract itself.
+        .systemLibrary(name: "CLazyImgHeader"),
+
+        // The pure-Swift core: policy, caching, loading, decoding, delivery. No C ABI.
+        .target(
+            name: "LazyImgCore",
+            dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CLazyImgSupport"]
+        ),
+        // The thin C ABI: validate, convert, forward.
+        .target(
+            name: "LazyImgABI",
+            dependencies: ["LazyImgCore", "CLazyImgHeader"],
+            exclude: ["lazyimg.map"],
+            linkerSettings: [.unsafeFlags(abiLinkerFlags)]
+        ),
+
+        // Test helpers: a loopback HTTP server and test-image encoders.
+        .target(
+            name: "TestSupport",
+            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),
+        .testTarget(name: "LazyImgABITests", dependencies: ["LazyImgABI", "LazyImgCore", "CLazyImgHeader", "TestSupport"]),
+    ]
+)

@@ -1,0 +1,15 @@
+#ifndef LAZYIMG_SUPPORT_H
+#define LAZYIMG_SUPPORT_H
+/* The few system calls Swift's Glibc module does not import. */
+
+/* A non-blocking, close-on-exec eventfd; -1 with errno on failure. */
+int lazyimg_eventfd_open(void);
+/* Adds one to the counter; the fd becomes readable. */
+void lazyimg_eventfd_signal(int fd);
+/* Resets the counter to zero; the fd stops being readable. */
+void lazyimg_eventfd_drain(int fd);
+
+/* Names the calling thread for debuggers (truncated to the kernel's 15 bytes). */
+void lazyimg_thread_set_name(const char *name);
+
+#endif

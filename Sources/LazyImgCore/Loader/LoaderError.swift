@@ -1,0 +1,18 @@
+/// Why a load failed, or why a call was refused. The ABI layer maps each case to a
+/// `lazyimg_status`; the core knows nothing of the numbers.
+public enum LoaderError: Error, Sendable, Equatable {
+    case invalidArgument
+    case outOfRange
+    case badURL
+    case network
+    case http(status: Int)
+    case decode
+    case unsupported
+    case tooLarge
+    case io
+    case cancelled
+    case noMemory
+    case misuse
+    case shutdown
+    case noImage
+}

@@ -1,0 +1,341 @@
+/*
+ * lazyimg.h: a lazy image loader for long scrolling lists.
+ *
+ * The host tells the loader three things: the list (one image URL per row,
+ * appended page by page), which rows are visible, and the scroll state. Per
+ * row it asks "image for row i?" (lazyimg_request) and gets the image at once
+ * from memory, or a ticket whose result arrives later as exactly one event.
+ *
+ * Behind that: one download per URL however many rows want it, no new
+ * downloads while the list scrolls, visible rows first and then a prefetch
+ * window in the direction of travel, cancellation of work for rows that left,
+ * and decoding plus downsampling to the cell's box off the host's thread.
+ *
+ * Threading: every function is safe to call from any thread unless its comment
+ * says otherwise. No function blocks on I/O or decoding except lazyimg_wait and
+ * lazyimg_loader_destroy. Callbacks are never called with an internal lock
+ * held, so a callback may call any function except lazyimg_loader_destroy.
+ *
+ * Ownership words used below:
+ *   "+1 reference": the caller owns one reference; release it with
+ *                   lazyimg_image_release.
+ *   "borrowed":     valid only for the stated time; retain to keep it.
+ *   "copied":       the library copies; the caller keeps ownership.
+ *
+ * Status: functions return lazyimg_status. Test `status < 0` for errors;
+ * new codes may be added (only ever appended), so do not treat the list of
+ * codes as closed.
+ */
+#ifndef LAZYIMG_H
+#define LAZYIMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+/* The version this header describes. Compare with lazyimg_version_number()
+ * at run time to detect a header/library mismatch. */
+#define LAZYIMG_VERSION_MAJOR 0
+#define LAZYIMG_VERSION_MINOR 1
+#define LAZYIMG_VERSION_PATCH 0
+#define LAZYIMG_VERSION_STRING "0.1.0"
+/* MAJOR * 1000000 + MINOR * 1000 + PATCH */
+#define LAZYIMG_VERSION_NUMBER 1000
+
+/* The library's version as "MAJOR.MINOR.PATCH". Static storage, never NULL. */
+const char *lazyimg_version_string(void);
+/* The library's version as MAJOR * 1000000 + MINOR * 1000 + PATCH. */
+uint32_t lazyimg_version_number(void);
+
+/* ----------------------------------------------------------------- status */
+
+typedef enum lazyimg_status {
+    LAZYIMG_OK = 0,
+    /* Positive results are not errors. */
+    LAZYIMG_PENDING = 1,   /* scheduled or in flight; one event will follow */
+    LAZYIMG_DEFERRED = 2,  /* held back by the scroll policy; one event will
+                              follow once it runs (or is cancelled) */
+    LAZYIMG_MISS = 3,      /* lookup: not in memory; cancel: no such live ticket */
+    LAZYIMG_TIMEOUT = 4,   /* lazyimg_wait: nothing arrived in time */
+
+    /* Errors are negative. Append only; never renumbered. */
+    LAZYIMG_E_INVALID_ARGUMENT = -1, /* NULL pointer, bad size or bad value */
+    LAZYIMG_E_OUT_OF_RANGE = -2,     /* row at or past lazyimg_item_count() */
+    LAZYIMG_E_BAD_URL = -3,          /* not an http://, https:// or file:// URL */
+    LAZYIMG_E_NETWORK = -4,          /* connect, DNS, TLS, reset or timeout */
+    LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
+    LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
+    LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format this build decodes */
+    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels */
+    LAZYIMG_E_IO = -9,               /* a local file or descriptor failed */
+    LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
+    LAZYIMG_E_NO_MEMORY = -11,       /* an allocation failed */
+    LAZYIMG_E_MISUSE = -12,          /* called where the contract forbids it */
+    LAZYIMG_E_SHUTDOWN = -13,        /* the loader is being destroyed */
+    LAZYIMG_E_NO_IMAGE = -14         /* the row has no URL (a NULL list entry) */
+} lazyimg_status;
+
+/* A short English description of a status. Static storage, never NULL, also
+ * for codes this library version does not know. */
+const char *lazyimg_strerror(lazyimg_status status);
+
+/* ------------------------------------------------------------------ types */
+
+/* A loader: one list, its view state, its caches and its workers. */
+typedef struct lazyimg_loader lazyimg_loader;
+
+/* A decoded image: opaque, immutable and reference-counted. Its pixels never
+ * change and stay valid while the caller holds a reference, whatever the
+ * cache or the loader does, even after lazyimg_loader_destroy. */
+typedef struct lazyimg_image lazyimg_image;
+
+typedef enum lazyimg_scroll_state {
+    LAZYIMG_SCROLL_IDLE = 0,
+    LAZYIMG_SCROLL_DRAGGING = 1,
+    LAZYIMG_SCROLL_DECELERATING = 2
+} lazyimg_scroll_state;
+
+typedef enum lazyimg_delivery {
+    /* Events wait in a queue until the host calls lazyimg_dispatch on its own
+     * thread; lazyimg_event_fd is readable while any wait. */
+    LAZYIMG_DELIVERY_HOST = 0,
+    /* Callbacks run on one internal thread, one at a time. */
+    LAZYIMG_DELIVERY_THREAD = 1
+} lazyimg_delivery;
+
+typedef enum lazyimg_event_type {
+    LAZYIMG_EVENT_IMAGE = 1,    /* ev->image holds the decoded image */
+    LAZYIMG_EVENT_FAILED = 2,   /* ev->status says why (LAZYIMG_E_CANCELLED too) */
+    LAZYIMG_EVENT_NEED_PAGE = 3 /* reserved for paged lists; not sent yet */
+} lazyimg_event_type;
+
+typedef enum lazyimg_source {
+    LAZYIMG_SOURCE_NONE = 0,    /* failures */
+    LAZYIMG_SOURCE_MEMORY = 1,
+    LAZYIMG_SOURCE_DISK = 2,    /* reserved for the disk cache */
+    LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl (file:// included) */
+} lazyimg_source;
+
+/* One completion. Fields are only ever appended; check struct_size before
+ * reading a field added after the version you compiled against. */
+typedef struct lazyimg_event {
+    uint32_t struct_size;       /* sizeof(lazyimg_event) of the library */
+    lazyimg_event_type type;
+    size_t row;                 /* the row the ticket was requested for */
+    uint64_t ticket;            /* the ticket lazyimg_request returned */
+    lazyimg_status status;      /* LAZYIMG_OK for IMAGE; the error for FAILED */
+    int32_t http_status;        /* last HTTP status seen, 0 if none */
+    lazyimg_source source;
+    const char *url;            /* borrowed: valid only during the callback */
+    lazyimg_image *image;       /* borrowed: valid only during the callback;
+                                   retain it to keep it. NULL unless IMAGE. */
+} lazyimg_event;
+
+/* The event callback. `ev` is borrowed for the duration of the call. It is
+ * never called with an internal lock held; it must not call
+ * lazyimg_loader_destroy (that returns LAZYIMG_E_MISUSE). */
+typedef void (*lazyimg_event_fn)(void *user_data, const lazyimg_event *ev);
+
+/* ----------------------------------------------------------------- config */
+
+/* Loader settings. Fill with lazyimg_config_init, then change what you need.
+ * Fields are only ever appended; the library reads min(struct_size, its own
+ * size) bytes and uses defaults for the rest. */
+typedef struct lazyimg_config {
+    uint32_t struct_size;          /* set by lazyimg_config_init */
+    lazyimg_event_fn on_event;     /* may be NULL: events are then dropped */
+    void *user_data;               /* passed to on_event untouched */
+    lazyimg_delivery delivery;     /* default LAZYIMG_DELIVERY_HOST */
+    uint32_t target_width;         /* decode and downsample to fit this box,   */
+    uint32_t target_height;        /* keeping the aspect ratio; 0 = no limit on
+                                      that side; 0,0 (default) = original size.
+                                      Images are never upscaled. */
+    uint64_t memory_cache_bytes;   /* decoded-image cache; default 64 MiB; 0 = off */
+    uint32_t max_concurrent_downloads; /* default 6; 0 = default; at most 64 */
+    int32_t prefetch_rows;         /* rows past the visible range in the scroll
+                                      direction; -1 (default) = one screen
+                                      (the visible count); 0 = none */
+    uint32_t timeout_ms;           /* whole-transfer timeout; default 15000;
+                                      0 = default */
+    uint64_t max_response_bytes;   /* default 32 MiB; 0 = default */
+    uint64_t max_pixels;           /* width*height limit checked from the image
+                                      header before decoding; default 50e6;
+                                      0 = default */
+    const char *user_agent;        /* copied; NULL = "lazyimg/VERSION" */
+    const char *const *http_headers; /* copied; NULL-terminated list of
+                                      "Name: value" strings; NULL = none */
+    uint32_t retry_after_ms;       /* a failed URL answers its error at once for
+                                      this long, then is tried again; default
+                                      2000; 0 = default */
+} lazyimg_config;
+
+/* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
+void lazyimg_config_init(lazyimg_config *cfg);
+
+/* ----------------------------------------------------------------- loader */
+
+/* Creates a loader. `cfg` is copied (NULL = defaults). On success *out is a
+ * loader the caller owns (destroy it with lazyimg_loader_destroy).
+ * Errors: INVALID_ARGUMENT (out NULL, struct_size 0, a bad field or header
+ * line), NO_MEMORY, IO (threads or the event fd could not be made),
+ * NETWORK (libcurl could not be initialised). */
+lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader **out);
+
+/* Destroys a loader. NULL is accepted (returns OK). Cancels all work; every
+ * outstanding ticket gets its event (CANCELLED unless it already finished)
+ * before this returns: on the calling thread in HOST delivery, on the
+ * delivery thread in THREAD delivery. Waits for the network and decode
+ * threads to stop. No callback runs after it returns. Must not race with other
+ * calls on the same loader.
+ * Errors: MISUSE when called from inside a callback; the loader is then left
+ * untouched. */
+lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
+
+/* ------------------------------------------------------------------- list */
+
+/* Replaces the list with `count` URLs; urls[i] is row i. The strings are
+ * copied; a NULL entry is a row without an image. urls may be NULL when count
+ * is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
+ * is kept. Errors: INVALID_ARGUMENT, SHUTDOWN. */
+lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);
+
+/* Appends `count` rows (the next page) after the current ones; copied as in
+ * lazyimg_set_items. Outstanding tickets stay. Errors: INVALID_ARGUMENT,
+ * SHUTDOWN. */
+lazyimg_status lazyimg_append_items(lazyimg_loader *loader, const char *const *urls, size_t count);
+
+/* The number of rows; 0 for NULL. */
+size_t lazyimg_item_count(const lazyimg_loader *loader);
+
+/* ------------------------------------------------------------- view state */
+
+/* Rows first .. first+count-1 are on screen (clamped to the list). Work for
+ * rows outside the visible range plus the prefetch window (in the direction
+ * of travel) is cancelled: their tickets end CANCELLED. While IDLE, the
+ * loader starts the visible rows, then prefetches the window.
+ * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
+lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, size_t count);
+
+/* The list's scroll state. While DRAGGING or DECELERATING no new download
+ * starts (requests answer DEFERRED; memory hits are still served). Back to
+ * IDLE, deferred visible rows start first, then the prefetch window in the
+ * direction of travel. velocity_rows_per_second: positive = towards higher
+ * rows; its sign sets the direction of travel (0 keeps the last one).
+ * Errors: INVALID_ARGUMENT (NULL, unknown state, NaN velocity), SHUTDOWN. */
+lazyimg_status lazyimg_set_scroll_state(lazyimg_loader *loader, lazyimg_scroll_state state,
+                                        double velocity_rows_per_second);
+
+/* ------------------------------------------------------------------- rows */
+
+/* Image for row `row`: the cellForRow call. Never blocks.
+ *   LAZYIMG_OK:       in memory; *out_image is a +1 reference.
+ *   LAZYIMG_PENDING:  *out_ticket is set; scheduled or in flight.
+ *   LAZYIMG_DEFERRED: *out_ticket is set; held back while the list scrolls.
+ * After PENDING or DEFERRED exactly one event (IMAGE or FAILED) follows for
+ * that ticket and row. Several tickets may share one download. Tickets are
+ * never 0 and never reused within a loader.
+ * Errors (no event follows): INVALID_ARGUMENT (NULL loader or out pointer),
+ * OUT_OF_RANGE, NO_IMAGE (NULL entry), BAD_URL, SHUTDOWN, and the error of a
+ * URL that failed less than retry_after_ms ago (NETWORK, HTTP, DECODE, ...).
+ * out_image and out_ticket must both be non-NULL; on return each is set
+ * (NULL / 0 when unused). */
+lazyimg_status lazyimg_request(lazyimg_loader *loader, size_t row,
+                               lazyimg_image **out_image, uint64_t *out_ticket);
+
+/* Memory-cache lookup for row `row`; never schedules anything.
+ * LAZYIMG_OK with *out a +1 reference, or LAZYIMG_MISS with *out NULL.
+ * Errors: INVALID_ARGUMENT, OUT_OF_RANGE, NO_IMAGE, SHUTDOWN. */
+lazyimg_status lazyimg_lookup(lazyimg_loader *loader, size_t row, lazyimg_image **out);
+
+/* Memory-cache lookup by URL (copied); as lazyimg_lookup. */
+lazyimg_status lazyimg_lookup_url(lazyimg_loader *loader, const char *url, lazyimg_image **out);
+
+/* Cancels a ticket. LAZYIMG_OK: it was live and its CANCELLED event will
+ * follow. LAZYIMG_MISS: unknown or already finished (harmless). The shared
+ * download stops only when no ticket or prefetch wants it any more.
+ * Errors: INVALID_ARGUMENT, SHUTDOWN. */
+lazyimg_status lazyimg_cancel(lazyimg_loader *loader, uint64_t ticket);
+
+/* ----------------------------------------------------------------- images */
+
+/* Adds a reference; returns `image` (NULL passes through). */
+lazyimg_image *lazyimg_image_retain(lazyimg_image *image);
+/* Drops a reference; NULL is accepted. */
+void lazyimg_image_release(lazyimg_image *image);
+/* Size in pixels after downsampling; 0 for NULL. */
+uint32_t lazyimg_image_width(const lazyimg_image *image);
+uint32_t lazyimg_image_height(const lazyimg_image *image);
+/* Bytes from one row to the next (>= 4 * width); 0 for NULL. */
+size_t lazyimg_image_stride(const lazyimg_image *image);
+/* Borrowed: RGBA8, straight (not premultiplied) alpha, top row first, rows
+ * `stride` bytes apart; valid while a reference is held. NULL for NULL. */
+const uint8_t *lazyimg_image_pixels(const lazyimg_image *image);
+/* The size encoded in the file, before downsampling; 0 for NULL. */
+uint32_t lazyimg_image_source_width(const lazyimg_image *image);
+uint32_t lazyimg_image_source_height(const lazyimg_image *image);
+
+/* ----------------------------------------------------------------- events */
+
+/* HOST delivery: a non-blocking descriptor that is readable while events
+ * wait (an eventfd). Add it to poll/epoll/GLib; then call lazyimg_dispatch.
+ * Owned by the loader: do not read or close it. -1 for NULL or in THREAD
+ * delivery. */
+int lazyimg_event_fd(const lazyimg_loader *loader);
+
+/* HOST delivery: runs up to `max` waiting callbacks (0 = all that wait now)
+ * on the calling thread and returns how many ran. Events that callbacks
+ * cause wait for the next call. 0 for NULL, in THREAD delivery, or after
+ * destroy began. */
+size_t lazyimg_dispatch(lazyimg_loader *loader, size_t max);
+
+/* HOST delivery: blocks until an event waits or timeout_ms passes (negative
+ * = no limit). LAZYIMG_OK: events wait. LAZYIMG_TIMEOUT: none arrived.
+ * Errors: INVALID_ARGUMENT, MISUSE (THREAD delivery), SHUTDOWN, IO. */
+lazyimg_status lazyimg_wait(lazyimg_loader *loader, int timeout_ms);
+
+/* ------------------------------------------------------------ stats, memory */
+
+/* Counters since creation, and the cache's current size. Fields are only
+ * ever appended: set struct_size to sizeof(lazyimg_stats) before the call;
+ * the library fills min(struct_size, its own size) bytes. */
+typedef struct lazyimg_stats {
+    uint32_t struct_size;
+    uint64_t requests;             /* lazyimg_request calls that got past validation */
+    uint64_t memory_hits;          /* requests answered OK from memory */
+    uint64_t downloads_started;    /* transfers handed to libcurl */
+    uint64_t downloads_coalesced;  /* tickets that joined an existing job */
+    uint64_t downloads_cancelled;  /* transfers stopped before they finished */
+    uint64_t downloads_failed;     /* transfers that ended in an error */
+    uint64_t deferred;             /* requests answered DEFERRED */
+    uint64_t bytes_downloaded;     /* response body bytes received */
+    uint64_t images_decoded;
+    uint64_t events_delivered;     /* callbacks run (or events dropped when
+                                      on_event is NULL) */
+    uint64_t memory_cache_bytes;   /* now */
+    uint64_t memory_cache_count;   /* now */
+    uint64_t in_flight;            /* transfers running now */
+} lazyimg_stats;
+
+/* Fills *stats. Errors: INVALID_ARGUMENT (NULL or struct_size 0). */
+lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
+
+/* Levels for lazyimg_trim_memory. */
+#define LAZYIMG_TRIM_MODERATE 1 /* shrink the memory cache to half its limit */
+#define LAZYIMG_TRIM_COMPLETE 2 /* empty the memory cache */
+
+/* Drops cached images the host does not hold a reference to (at MODERATE
+ * also least recently used ones first), then, at COMPLETE, all the rest of
+ * the cache's references. Images the host retained stay valid. NULL and
+ * unknown levels are ignored. */
+void lazyimg_trim_memory(lazyimg_loader *loader, int level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LAZYIMG_H */
