@@ -67,10 +67,10 @@ final class DecodingPNGTests: XCTestCase {
 
     func testTruncatedIsADecodeError() {
         let png = makePNG(width: 64, height: 64, pattern: .gradient)
-        // Cutting IEND and the IDAT's CRC (the last 16 bytes) leaves a complete,
-        // Adler-32-checked zlib stream, which libspng accepts as a whole image; one byte
-        // into the zlib stream's checksum is a truncation.
-        for keep in [png.count / 2, png.count - 17, 8, 20] {
+        // Even a file missing its IEND chunk (the last 12 bytes) is cut off: the decoder
+        // reads on to IEND so the last IDAT's CRC is checked. (libspng does not read
+        // IEND's own CRC, so a cut inside those last 4 bytes still decodes.)
+        for keep in [png.count / 2, png.count - 12, png.count - 17, 8, 20] {
             DecodingTestHelpers.assertDecodeThrows(.decode, Array(png.prefix(keep)), "kept \(keep) bytes")
         }
     }

@@ -48,15 +48,24 @@ public struct PNGDecoder {
 
             if fitted.width == sourceWidth && fitted.height == sourceHeight {
                 try check(spng_decode_image(context, image.pixels, byteCount, format, flags))
+                try checkTrailingChunks(context)
                 return image
             }
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
             defer { buffer.deallocate() }
             try check(spng_decode_image(context, buffer, byteCount, format, flags))
+            try checkTrailingChunks(context)
             Resampler.downsample(source: buffer, width: sourceWidth, height: sourceHeight,
                                  stride: sourceWidth * 4, into: image)
             return image
         }
+    }
+
+    /// libspng returns as soon as the zlib stream ends, before it has read the last
+    /// IDAT's CRC or anything after it; reading on to IEND makes a bad CRC or a cut-off
+    /// file an error, as PngSuite's xcsn0g01 expects.
+    private func checkTrailingChunks(_ context: OpaquePointer) throws(LoaderError) {
+        try check(spng_decode_chunks(context))
     }
 
     /// Maps a libspng return code to the loader's errors.

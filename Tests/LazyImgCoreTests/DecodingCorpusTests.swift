@@ -1,0 +1,71 @@
+import LazyImgCore
+import XCTest
+
+/// Real-world files from ../shared/corpus (see its README.md files); each test skips
+/// when the corpus is absent.
+final class DecodingCorpusTests: XCTestCase {
+    private let limits = DecodeLimits()
+
+    private func files(in folder: String, extensions: Set<String>? = nil, recursive: Bool = false) throws -> [String] {
+        let root = try DecodingTestHelpers.corpus(folder)
+        let manager = FileManager.default
+        let names = recursive ? (manager.subpaths(atPath: root) ?? []) : ((try? manager.contentsOfDirectory(atPath: root)) ?? [])
+        return names.sorted().compactMap { name in
+            let path = root + "/" + name
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+            // Upstream license and readme texts and checksum lists sit beside the images.
+            if name.hasSuffix(".md") || name.hasSuffix("SHA256SUMS") || name.hasSuffix("LICENSE") { return nil }
+            if let extensions, !extensions.contains(String(name.split(separator: ".").last ?? "")) { return nil }
+            return path
+        }
+    }
+
+    func testEveryValidPngSuiteImageDecodes() throws {
+        // pngsuite/README.md: every .png here is valid (the corrupt x*.png files live
+        // in png-corrupt/), and all decode with Pillow.
+        let paths = try files(in: "pngsuite", extensions: ["png"])
+        XCTAssertGreaterThanOrEqual(paths.count, 160)
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            do {
+                let image = try ImageDecoder().decode(bytes, target: .original, limits: limits)
+                XCTAssertEqual([image.width, image.height], [image.sourceWidth, image.sourceHeight], path)
+                let thumb = try ImageDecoder().decode(bytes, target: TargetSize(width: 8, height: 8), limits: limits)
+                XCTAssertLessThanOrEqual(max(thumb.width, thumb.height), 8, path)
+            } catch {
+                XCTFail("\(path): \(error)")
+            }
+        }
+    }
+
+    func testEveryCorruptPngIsRefused() throws {
+        let paths = try files(in: "png-corrupt", extensions: ["png"])
+        XCTAssertEqual(paths.count, 14)
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            XCTAssertThrowsError(try ImageDecoder().decode(bytes, target: .original, limits: limits), path)
+        }
+    }
+
+    func testKnownBadFilesNeverCrash() throws {
+        // bad/README.md: some of these still decode (with or without warnings); the
+        // requirement is an image or a thrown LoaderError, never a crash or a hang.
+        let paths = try files(in: "bad", recursive: true)
+        XCTAssertGreaterThan(paths.count, 200)
+        var decoded = 0, failed = 0
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            for target in [TargetSize.original, TargetSize(width: 64, height: 64)] {
+                do {
+                    let image = try ImageDecoder().decode(bytes, target: target, limits: limits)
+                    XCTAssertGreaterThan(image.width * image.height, 0, path)
+                    decoded += 1
+                } catch {
+                    failed += 1
+                }
+            }
+        }
+        print("bad/: \(decoded) decodes succeeded, \(failed) failed")
+    }
+}
