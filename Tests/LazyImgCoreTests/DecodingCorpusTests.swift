@@ -68,4 +68,51 @@ final class DecodingCorpusTests: XCTestCase {
         }
         print("bad/: \(decoded) decodes succeeded, \(failed) failed")
     }
+
+    func testJPEGFolderDecodesExceptDocumentedRefusals() throws {
+        let root = try DecodingTestHelpers.corpus("jpeg")
+        // jpeg/README.md lists what libjpeg-turbo 2.1.5 cannot decode: 12-bit and
+        // lossless (SOF3) JPEG. The last three decode elsewhere with libjpeg warnings
+        // (junk bytes before a marker, a short data segment); this decoder treats every
+        // warning as an error so truncated downloads are never cached as images.
+        var expectedRefusals: Set<String> = ["testorig12.jpg", "monkey12.jpg",
+                                             "jpeg-decoder/extraneous-data.jpg", "jpeg-decoder/mjpeg.jpg",
+                                             "jpeg-decoder/partial_progressive.jpg"]
+        for selection in 1...7 {
+            expectedRefusals.insert("jpeg-decoder/lossless/jpeg_lossless_sel\(selection).jpg")
+        }
+        let paths = try files(in: "jpeg", extensions: ["jpg", "jpeg"], recursive: true)
+        XCTAssertGreaterThan(paths.count, 80)
+        var refused: Set<String> = []
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            do {
+                let image = try ImageDecoder().decode(bytes, target: TargetSize(width: 100, height: 100), limits: limits)
+                XCTAssertLessThanOrEqual(max(image.width, image.height), 100, path)
+            } catch {
+                XCTAssertEqual(error, .decode, path)
+                refused.insert(String(path.dropFirst(root.count + 1)))
+            }
+        }
+        XCTAssertEqual(refused, expectedRefusals)
+    }
+
+    func testCMYKJPEGMatchesMozillaReference() throws {
+        // mozilla/*.png are the reference decodes Firefox's tests compare against.
+        let root = try DecodingTestHelpers.corpus("jpeg/mozilla")
+        for name in ["jpg-cmyk-1", "jpg-cmyk-2"] {
+            let decoder = ImageDecoder()
+            let image = try decoder.decode(try DecodingTestHelpers.read("\(root)/\(name).jpg"), target: .original, limits: limits)
+            let reference = try decoder.decode(try DecodingTestHelpers.read("\(root)/\(name).png"), target: .original, limits: limits)
+            XCTAssertEqual([image.width, image.height], [reference.width, reference.height], name)
+            var worst = 0
+            for y in 0..<min(image.height, reference.height) {
+                for (a, b) in zip(image.row(y), reference.row(y)) {
+                    worst = max(worst, abs(Int(a) - Int(b)))
+                }
+            }
+            print("\(name): max difference \(worst)")
+            XCTAssertLessThanOrEqual(worst, 3, name)
+        }
+    }
 }

@@ -27,9 +27,12 @@ public final class JPEGDecoder {
             let size = UInt(bytes.count)
 
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-            guard tjDecompressHeader3(handle, base, size, &width, &height, &subsampling, &colorspace) == 0,
-                  width > 0, height > 0
-            else { throw .decode }
+            let headerResult = tjDecompressHeader3(handle, base, size, &width, &height, &subsampling, &colorspace)
+            // TurboJPEG 2.1 refuses chroma samplings it has no name for (1x3, mixed
+            // factors) after filling in the size; libjpeg decodes those fine, so only
+            // the subsampling complaint is forgiven.
+            let unnamedSubsampling = headerResult != 0 && subsampling < 0
+            guard headerResult == 0 || unnamedSubsampling, width > 0, height > 0 else { throw .decode }
             let sourceWidth = Int(width), sourceHeight = Int(height)
             // JPEG sides are at most 65535, so this product cannot overflow.
             guard sourceWidth * sourceHeight <= limits.maxPixels else { throw .tooLarge }
@@ -40,14 +43,20 @@ public final class JPEGDecoder {
             // Any warning (truncated data, a corrupt scan) aborts the decode: a half-grey
             // image cached as a success would never be fetched again.
             let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+            // libjpeg has no CMYK-to-RGB conversion: take the ink values and convert here.
+            let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+            let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
             func decompress(into destination: UnsafeMutableRawPointer, pitch: Int) throws(LoaderError) {
                 let rc = tjDecompress2(handle, base, size, destination.assumingMemoryBound(to: UInt8.self),
                                        Int32(scaled.width), Int32(pitch), Int32(scaled.height),
-                                       Int32(TJPF_RGBA.rawValue), flags)
+                                       Int32(pixelFormat.rawValue), flags)
                 // With TJFLAG_STOPONWARNING a warning stops the decode, and in 2.1 any
                 // warning also makes the call return -1, tjGetErrorCode reporting
                 // TJERR_WARNING rather than TJERR_FATAL. Both kinds are failures here.
                 guard rc == 0 else { throw .decode }
+                if isCMYK {
+                    Self.convertInvertedCMYKToRGBA(destination, width: scaled.width, height: scaled.height, pitch: pitch)
+                }
             }
 
             if scaled == fitted {
@@ -68,6 +77,24 @@ public final class JPEGDecoder {
             Resampler.downsample(source: buffer, width: scaled.width, height: scaled.height,
                                  stride: pitch, into: image)
             return image
+        }
+    }
+
+    /// Turns 4-byte CMYK pixels into opaque RGBA in place.
+    ///
+    /// Nearly every CMYK JPEG comes from Adobe software, which stores the inks
+    /// inverted (255 = no ink), as browsers assume too; then each colour is simply the
+    /// product of its stored value and the stored K. No colour management is applied.
+    private static func convertInvertedCMYKToRGBA(_ pixels: UnsafeMutableRawPointer, width: Int, height: Int, pitch: Int) {
+        for y in 0..<height {
+            let row = (pixels + y * pitch).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<width {
+                let key = UInt32(row[4 * x + 3])
+                for channel in 0..<3 {
+                    row[4 * x + channel] = UInt8((UInt32(row[4 * x + channel]) * key + 127) / 255)
+                }
+                row[4 * x + 3] = 255
+            }
         }
     }
 

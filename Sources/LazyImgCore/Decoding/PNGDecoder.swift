@@ -38,7 +38,9 @@ public struct PNGDecoder {
             let format = Int32(SPNG_FMT_RGBA8.rawValue)
             var byteCount = 0
             try check(spng_decoded_image_size(context, format, &byteCount))
-            guard byteCount == sourceWidth * sourceHeight * 4 else { throw .decode }
+            guard case (let expected, false) = (sourceWidth * sourceHeight).multipliedReportingOverflow(by: 4),
+                  byteCount == expected
+            else { throw .decode }
 
             let fitted = Resampler.fittedSize(width: sourceWidth, height: sourceHeight, in: target)
             guard let image = DecodedImage(width: fitted.width, height: fitted.height,
