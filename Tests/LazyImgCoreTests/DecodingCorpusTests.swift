@@ -115,4 +115,16 @@ final class DecodingCorpusTests: XCTestCase {
             XCTAssertLessThanOrEqual(worst, 3, name)
         }
     }
+
+    func testPhotosShrinkToThumbnails() throws {
+        // photos/: Kodak suite, 768x512 (some portrait 512x768) PNGs.
+        let paths = try files(in: "photos", extensions: ["png"])
+        XCTAssertEqual(paths.count, 24)
+        for path in paths.prefix(4) {
+            let image = try ImageDecoder().decode(try DecodingTestHelpers.read(path), target: TargetSize(width: 120, height: 120),
+                                                  limits: limits)
+            let landscape = image.sourceWidth > image.sourceHeight
+            XCTAssertEqual([image.width, image.height], landscape ? [120, 80] : [80, 120], path)
+        }
+    }
 }
