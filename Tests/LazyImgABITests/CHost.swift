@@ -96,9 +96,9 @@ final class CHost: @unchecked Sendable {
 }
 
 /// Calls `body` with a C array of C strings (NULL for nil entries).
-func withCStrings<T>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+func withCStrings<T>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> T) rethrows -> T {
     let copies = strings.map { $0.map { strdup($0) } ?? nil }
     defer { copies.forEach { free($0) } }
     let pointers = copies.map { $0.map { UnsafePointer($0) } }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+    return try pointers.withUnsafeBufferPointer { try body($0.baseAddress) }
 }
