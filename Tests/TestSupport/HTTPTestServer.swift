@@ -1,17 +1,15 @@
 import Glibc
 import LazyImgCore
 
-public enum HTTPTestServerError: Error {
-    case system(call: String, errno: Int32)
-}
-
 /// A small real HTTP/1.1 server on 127.0.0.1 for tests of the network code.
 ///
 /// One thread accepts, one thread per connection serves requests in order (keep-alive
 /// by default, GET only, request bodies ignored). Routes are registered by path; the
 /// counters and `waitFor…` methods let tests wait on events instead of sleeping.
-/// Idle connections close after `idleTimeoutSeconds`; `stop()` (also run by deinit)
-/// closes everything and joins every thread.
+/// Idle connections close after `idleTimeoutSeconds`. Call `stop()` (in tearDown):
+/// it closes everything and joins every thread. Until then the threads keep the
+/// server alive, so a forgotten stop leaks a listener rather than crashing a thread
+/// that outlived its server.
 public final class HTTPTestServer: @unchecked Sendable {
     // @unchecked: every mutable field below is guarded by `lock`.
 
@@ -64,7 +62,7 @@ public final class HTTPTestServer: @unchecked Sendable {
 
     public init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw HTTPTestServerError.system(call: "socket", errno: errno) }
+        guard listener >= 0 else { throw TestSupportError.system(call: "socket", errno: errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0  // ephemeral: the kernel picks a free port
@@ -80,19 +78,15 @@ public final class HTTPTestServer: @unchecked Sendable {
         guard bound else {
             let failure = errno
             close(listener)
-            throw HTTPTestServerError.system(call: "bind/listen", errno: failure)
+            throw TestSupportError.system(call: "bind/listen", errno: failure)
         }
         self.listener = listener
         port = Int(UInt16(bigEndian: address.sin_port))
-        guard let thread = NativeThread(name: "test-http-accept", { [unowned self] in acceptLoop() }) else {
+        guard let thread = NativeThread(name: "test-http-accept", { self.acceptLoop() }) else {
             close(listener)
-            throw HTTPTestServerError.system(call: "pthread_create", errno: errno)
+            throw TestSupportError.system(call: "pthread_create", errno: errno)
         }
         lock.locked { acceptThread = thread }
-    }
-
-    deinit {
-        stop()
     }
 
     public func url(_ path: String) -> String {
@@ -240,7 +234,7 @@ public final class HTTPTestServer: @unchecked Sendable {
                 }
                 accepted += 1
                 openConnections.insert(connection)
-                if let thread = NativeThread(name: "test-http-conn", { [unowned self] in serve(connection) }) {
+                if let thread = NativeThread(name: "test-http-conn", { self.serve(connection) }) {
                     connectionThreads.append(thread)
                 } else {
                     openConnections.remove(connection)
