@@ -47,6 +47,12 @@ final class CurlDataLoaderTests: XCTestCase {
         XCTAssertEqual(try response.result.get(), body)
     }
 
+    func testSlowResponseWithinTheTimeoutArrives() throws {
+        server.serveSlow("/slow", body: [4, 5, 6], delayMilliseconds: 200)
+        let response = try fetch(server.url("/slow"), timeoutMilliseconds: 10_000)
+        XCTAssertEqual(try response.result.get(), [4, 5, 6])
+    }
+
     func testRedirectIsFollowed() throws {
         let body = randomBytes(1000)
         server.serve("/target", body: body)
@@ -172,6 +178,14 @@ final class CurlDataLoaderTests: XCTestCase {
         for url in ["ftp://127.0.0.1/image.jpg", "not a url", "example.com/a.jpg", "", "http://", "http://exa\0mple.com/"] {
             XCTAssertEqual(try fetch(url).result.failure, .badURL, url)
         }
+    }
+
+    func testHeaderLineBreaksAreRefusedBeforeSending() throws {
+        let injected = DataRequest(url: server.url("/h"), headers: ["X-A: 1\r\nX-Evil: 1"])
+        XCTAssertEqual(try fetch(injected).result.failure, .invalidArgument)
+        let badAgent = DataRequest(url: server.url("/h"), userAgent: "ua\nX-Evil: 1")
+        XCTAssertEqual(try fetch(badAgent).result.failure, .invalidArgument)
+        XCTAssertEqual(server.totalHits, 0)
     }
 
     func testRefusedConnectionIsNetworkError() throws {

@@ -37,6 +37,10 @@ final class CurlTransfer {
     /// starting, or nil when the transfer may be added to the multi handle.
     func configure(_ request: DataRequest) -> LoaderError? {
         guard Self.isFetchableURL(request.url) else { return .badURL }
+        // libcurl sends header values as given: a line break would smuggle in a header.
+        guard ([request.userAgent] + request.headers).allSatisfy(Self.isSingleHeaderValue) else {
+            return .invalidArgument
+        }
         maxResponseBytes = max(0, request.maxResponseBytes)
         let timeout = max(0, request.timeoutMilliseconds)
         // Connecting may take at most 10 s, and never longer than the whole transfer.
@@ -134,6 +138,10 @@ final class CurlTransfer {
         }
         body = []
         return DataResponse(result: result, httpStatus: status, bytesReceived: bytesReceived)
+    }
+
+    static func isSingleHeaderValue(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
     }
 
     /// Only absolute http, https and file URLs reach libcurl: it would otherwise guess
