@@ -16,6 +16,7 @@ final class CurlTransferLoop: @unchecked Sendable {
     /// own timers end the wait sooner, so this only bounds a lost wake-up.
     private static let idlePollMilliseconds: Int32 = 1000
 
+    private typealias Batch = CurlCommandQueue.Batch
     private typealias Finished = (id: TransferID, completion: @Sendable (TransferID, DataResponse) -> Void,
                                   response: DataResponse)
 
@@ -71,8 +72,6 @@ final class CurlTransferLoop: @unchecked Sendable {
         }
         return failed
     }
-
-    private typealias Batch = CurlCommandQueue.Batch
 
     /// Drains libcurl's DONE messages. Each finished easy handle is removed and freed
     /// here, before any completion runs, so its connection is back in the cache.
