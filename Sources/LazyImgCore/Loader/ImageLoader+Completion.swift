@@ -6,9 +6,9 @@ extension ImageLoader {
             // A transfer we cancelled may still report; it is no longer known.
             guard let key = s.jobByTransfer.removeValue(forKey: transfer), let job = s.jobs[key] else { return }
             s.downloading -= 1
+            s.stats.bytesDownloaded += UInt64(response.bytesReceived)
             switch response.result {
             case .success(let bytes):
-                s.stats.bytesDownloaded += UInt64(bytes.count)
                 s.jobs[key]?.phase = .decoding
                 let target = configuration.target
                 let limits = DecodeLimits(maxPixels: configuration.maxPixels)
