@@ -287,3 +287,16 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+final class LoaderListReplacementTests: XCTestCase {
+    func testANewListKeepsDownloadsItStillWantsAndStopsTheRest() throws {
+        let h = try PolicyHarness(prefetchRows: 0)
+        try h.loader.setItems(["http://example.test/keep.jpg", "http://example.test/drop.jpg"])
+        try h.loader.setVisibleRange(first: 0, count: 2)
+        XCTAssertEqual(h.transport.liveURLs, ["http://example.test/keep.jpg", "http://example.test/drop.jpg"])
+        try h.loader.setItems(["http://example.test/other.jpg", "http://example.test/keep.jpg"])
+        XCTAssertEqual(h.transport.liveURLs, ["http://example.test/keep.jpg", "http://example.test/other.jpg"])
+        XCTAssertEqual(h.loader.stats.downloadsCancelled, 1)
+        XCTAssertEqual(h.loader.stats.downloadsStarted, 3)
+    }
+}

@@ -11,13 +11,17 @@ extension ImageLoader {
         for (id, ticket) in s.tickets where !view.wants(ticket.row) {
             _cancelTicket(id, in: &s)
         }
+        // A prefetch claim lapses when its row left the window or now shows another
+        // URL (a new list); the prefetcher renews the claims it still wants.
         for (key, job) in s.jobs {
-            if let row = job.prefetchRow, !view.wants(row) || row >= s.rows.count {
+            if let row = job.prefetchRow, !view.wants(row) || row >= s.rows.count || s.rows[row] != key.url {
                 s.jobs[key]?.prefetchRow = nil
-                if job.tickets.isEmpty { _dropJob(key, in: &s) }
             }
         }
         _addPrefetchJobs(in: &s)
+        for (key, job) in s.jobs where !job.isWanted {
+            _dropJob(key, in: &s)
+        }
         _pump(in: &s)
     }
 
