@@ -46,7 +46,7 @@ struct cell {
 struct arrival {
     int has_image;
     uint32_t width, height, source_width, source_height;
-    lazyimg_source source;
+    lazyimg_source first_source, last_source;
     lazyimg_status error;
     int32_t http_status;
 };
@@ -139,12 +139,14 @@ static void log_ticket(struct demo *d, uint64_t ticket, size_t row)
 static void log_image(struct demo *d, size_t row, lazyimg_image *image, lazyimg_source source)
 {
     struct arrival *a = &d->arrivals[row];
+    if (!a->has_image)
+        a->first_source = source;
+    a->last_source = source;
     a->has_image = 1;
     a->width = lazyimg_image_width(image);
     a->height = lazyimg_image_height(image);
     a->source_width = lazyimg_image_source_width(image);
     a->source_height = lazyimg_image_source_height(image);
-    a->source = source;
     a->error = LAZYIMG_OK;
     a->http_status = 0;
     expect(d, a->width > 0 && a->height > 0 && a->width <= BOX && a->height <= BOX,
@@ -394,13 +396,17 @@ static void report_arrivals(const struct demo *d)
     for (row = 0; row < ROWS; row++) {
         const struct arrival *a = &d->arrivals[row];
         if (a->has_image)
-            printf("  row %3zu  %2ux%-2u from %ux%u  %-7s  %s\n", row, a->width, a->height,
-                   a->source_width, a->source_height, source_name(a->source),
-                   url_path(d->urls[row]));
+            printf("  row %3zu  %-14s %2ux%-2u from %ux%u  %s%s%s\n", row,
+                   url_path(d->urls[row]), a->width, a->height, a->source_width,
+                   a->source_height, source_name(a->first_source),
+                   a->last_source != a->first_source ? ", then " : "",
+                   a->last_source != a->first_source ? source_name(a->last_source) : "");
+        else if (a->error != LAZYIMG_OK && a->http_status != 0)
+            printf("  row %3zu  %-14s failed: %s (HTTP %d)\n", row, url_path(d->urls[row]),
+                   lazyimg_strerror(a->error), (int)a->http_status);
         else if (a->error != LAZYIMG_OK)
-            printf("  row %3zu  failed: %s (HTTP %d)%s%s\n", row, lazyimg_strerror(a->error),
-                   (int)a->http_status, d->urls[row] ? "  " : "",
-                   d->urls[row] ? url_path(d->urls[row]) : "");
+            printf("  row %3zu  %-14s failed: %s\n", row,
+                   d->urls[row] ? url_path(d->urls[row]) : "(no URL)", lazyimg_strerror(a->error));
     }
 }
 
@@ -524,7 +530,7 @@ int main(void)
            "stats: %" PRIu64 " memory hits on reload", s.memory_hits - before_reload.memory_hits);
 
     /* The report. */
-    printf("\nwhat arrived per row (last result)\n");
+    printf("\nwhat arrived per row\n");
     report_arrivals(d);
     for (row = first; row < first + VISIBLE; row++) {
         if (row != ROW_MISSING && row != ROW_NULL)
