@@ -1,0 +1,80 @@
+import CLazyImgHeader
+import Glibc
+import LazyImgCore
+
+@_cdecl("lazyimg_config_init")
+public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
+    guard let cfg else { return }
+    var c = lazyimg_config()
+    c.struct_size = UInt32(MemoryLayout<lazyimg_config>.size)
+    c.delivery = LAZYIMG_DELIVERY_HOST
+    c.memory_cache_bytes = 64 << 20
+    c.max_concurrent_downloads = 6
+    c.prefetch_rows = -1
+    c.timeout_ms = 15_000
+    c.max_response_bytes = 32 << 20
+    c.max_pixels = 50_000_000
+    c.retry_after_ms = 2_000
+    cfg.pointee = c
+}
+
+/// The host's callback and its user data, carried into the core's event handler.
+struct EventCallback: @unchecked Sendable {
+    // The host promises its callback may run on the thread its delivery mode names.
+    let function: lazyimg_event_fn?
+    let userData: UnsafeMutableRawPointer?
+}
+
+/// Reads a caller's config of any version: min(struct_size, ours) bytes over our
+/// defaults, then checks and converts every field.
+func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
+    -> (LoaderConfiguration, EventCallback)
+{
+    var c = lazyimg_config()
+    lazyimg_config_init(&c)
+    if let cfg {
+        // Only the first field is known to exist in every version.
+        let size = Int(UnsafeRawPointer(cfg).load(as: UInt32.self))
+        guard size >= MemoryLayout<UInt32>.size else { throw .invalidArgument }
+        withUnsafeMutableBytes(of: &c) { ours in
+            ours.copyMemory(from: UnsafeRawBufferPointer(start: cfg, count: min(size, ours.count)))
+        }
+    }
+    var config = LoaderConfiguration()
+    switch c.delivery {
+    case LAZYIMG_DELIVERY_HOST: config.delivery = .host
+    case LAZYIMG_DELIVERY_THREAD: config.delivery = .thread
+    default: throw .invalidArgument
+    }
+    config.target = TargetSize(width: Int(c.target_width), height: Int(c.target_height))
+    config.memoryCacheBytes = Int(clamping: c.memory_cache_bytes)
+    guard c.max_concurrent_downloads <= 64 else { throw .invalidArgument }
+    config.maxConcurrentDownloads = c.max_concurrent_downloads == 0 ? 6 : Int(c.max_concurrent_downloads)
+    guard c.prefetch_rows >= -1 else { throw .invalidArgument }
+    config.prefetchRows = c.prefetch_rows == -1 ? nil : Int(c.prefetch_rows)
+    config.timeoutMilliseconds = c.timeout_ms == 0 ? 15_000 : Int(c.timeout_ms)
+    config.maxResponseBytes = c.max_response_bytes == 0 ? 32 << 20 : Int(clamping: c.max_response_bytes)
+    config.maxPixels = c.max_pixels == 0 ? 50_000_000 : Int(clamping: c.max_pixels)
+    config.retryAfterMilliseconds = c.retry_after_ms == 0 ? 2_000 : Int(c.retry_after_ms)
+    config.userAgent = "lazyimg/" + String(cString: lazyimg_version_string())
+    if let agent = c.user_agent {
+        config.userAgent = String(cString: agent)
+        guard isHeaderSafe(config.userAgent) else { throw .invalidArgument }
+    }
+    if var line = c.http_headers {
+        while let header = line.pointee {
+            let text = String(cString: header)
+            guard config.httpHeaders.count < 256, isHeaderSafe(text),
+                  let colon = text.firstIndex(of: ":"), colon != text.startIndex
+            else { throw .invalidArgument }
+            config.httpHeaders.append(text)
+            line += 1
+        }
+    }
+    return (config, EventCallback(function: c.on_event, userData: c.user_data))
+}
+
+/// No CR, LF or NUL: a header value cannot smuggle a second header or request.
+private func isHeaderSafe(_ text: String) -> Bool {
+    !text.utf8.contains { $0 == 0x0D || $0 == 0x0A } && text.utf8.count <= 8192
+}

@@ -1,0 +1,36 @@
+import CLazyImgHeader
+import LazyImgCore
+
+/// Converts a core event to a `lazyimg_event` and calls the host. The URL and image
+/// are borrowed for the call: the event holds the image alive until it returns.
+func deliver(_ event: LoaderEvent, to callback: EventCallback) {
+    guard let function = callback.function else { return }
+    var ev = lazyimg_event()
+    ev.struct_size = UInt32(MemoryLayout<lazyimg_event>.size)
+    ev.row = Int(event.row)
+    ev.ticket = event.ticket
+    ev.http_status = Int32(clamping: event.httpStatus)
+    var image: DecodedImage?
+    switch event.outcome {
+    case .image(let decoded, let source):
+        image = decoded
+        ev.type = LAZYIMG_EVENT_IMAGE
+        ev.status = LAZYIMG_OK
+        switch source {
+        case .memory: ev.source = LAZYIMG_SOURCE_MEMORY
+        case .disk: ev.source = LAZYIMG_SOURCE_DISK
+        case .network: ev.source = LAZYIMG_SOURCE_NETWORK
+        }
+    case .failed(let error):
+        ev.type = LAZYIMG_EVENT_FAILED
+        ev.status = error.status
+        ev.source = LAZYIMG_SOURCE_NONE
+    }
+    withExtendedLifetime(image) {
+        ev.image = image.map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
+        event.url.withCString { url in
+            ev.url = url
+            function(callback.userData, &ev)
+        }
+    }
+}

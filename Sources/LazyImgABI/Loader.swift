@@ -1,0 +1,219 @@
+import CLazyImgHeader
+import LazyImgCore
+
+// Each export has one shape: check pointers, recover the loader, call the core, map
+// a thrown LoaderError to its status. A `lazyimg_loader *` is an unmanaged
+// ImageLoader; size_t arrives as UInt and is clamped, never trapped on.
+
+private func loader(_ pointer: OpaquePointer) -> ImageLoader {
+    Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+}
+
+/// Runs `body` on the loader, mapping errors to statuses.
+private func withLoader(_ pointer: OpaquePointer?,
+                        _ body: (ImageLoader) throws(LoaderError) -> lazyimg_status) -> lazyimg_status {
+    guard let pointer else { return LAZYIMG_E_INVALID_ARGUMENT }
+    do {
+        return try body(loader(pointer))
+    } catch {
+        return error.status
+    }
+}
+
+@_cdecl("lazyimg_loader_create")
+public func lazyimg_loader_create(_ cfg: UnsafePointer<lazyimg_config>?,
+                                  _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lazyimg_status {
+    guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
+    out.pointee = nil
+    do {
+        let (configuration, callback) = try readConfig(cfg)
+        let created = try ImageLoader(configuration: configuration) { event in
+            deliver(event, to: callback)
+        }
+        out.pointee = OpaquePointer(Unmanaged.passRetained(created).toOpaque())
+        return LAZYIMG_OK
+    } catch {
+        return error.status
+    }
+}
+
+@_cdecl("lazyimg_loader_destroy")
+public func lazyimg_loader_destroy(_ pointer: OpaquePointer?) -> lazyimg_status {
+    guard let pointer else { return LAZYIMG_OK }
+    do {
+        try loader(pointer).shutdown()
+    } catch {
+        return error.status
+    }
+    Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer)).release()
+    return LAZYIMG_OK
+}
+
+/// Copies a C array of C strings; NULL entries are rows without an image.
+private func copyURLs(_ urls: UnsafePointer<UnsafePointer<CChar>?>?, _ count: UInt) throws(LoaderError) -> [String?] {
+    guard count > 0 else { return [] }
+    guard let urls, count <= UInt(Int.max / MemoryLayout<UnsafeRawPointer>.size) else { throw .invalidArgument }
+    return UnsafeBufferPointer(start: urls, count: Int(count)).map { $0.map { String(cString: $0) } }
+}
+
+@_cdecl("lazyimg_set_items")
+public func lazyimg_set_items(_ pointer: OpaquePointer?, _ urls: UnsafePointer<UnsafePointer<CChar>?>?,
+                              _ count: UInt) -> lazyimg_status {
+    withLoader(pointer) { loader throws(LoaderError) in
+        try loader.setItems(try copyURLs(urls, count))
+        return LAZYIMG_OK
+    }
+}
+
+@_cdecl("lazyimg_append_items")
+public func lazyimg_append_items(_ pointer: OpaquePointer?, _ urls: UnsafePointer<UnsafePointer<CChar>?>?,
+                                 _ count: UInt) -> lazyimg_status {
+    withLoader(pointer) { loader throws(LoaderError) in
+        try loader.appendItems(try copyURLs(urls, count))
+        return LAZYIMG_OK
+    }
+}
+
+@_cdecl("lazyimg_item_count")
+public func lazyimg_item_count(_ pointer: OpaquePointer?) -> UInt {
+    pointer.map { UInt(loader($0).itemCount) } ?? 0
+}
+
+@_cdecl("lazyimg_set_visible_range")
+public func lazyimg_set_visible_range(_ pointer: OpaquePointer?, _ first: UInt, _ count: UInt) -> lazyimg_status {
+    withLoader(pointer) { loader throws(LoaderError) in
+        try loader.setVisibleRange(first: Int(clamping: first), count: Int(clamping: count))
+        return LAZYIMG_OK
+    }
+}
+
+@_cdecl("lazyimg_set_scroll_state")
+public func lazyimg_set_scroll_state(_ pointer: OpaquePointer?, _ state: lazyimg_scroll_state,
+                                     _ velocity: Double) -> lazyimg_status {
+    withLoader(pointer) { loader throws(LoaderError) in
+        let scroll: ScrollState
+        switch state {
+        case LAZYIMG_SCROLL_IDLE: scroll = .idle
+        case LAZYIMG_SCROLL_DRAGGING: scroll = .dragging
+        case LAZYIMG_SCROLL_DECELERATING: scroll = .decelerating
+        default: throw .invalidArgument
+        }
+        guard !velocity.isNaN else { throw .invalidArgument }
+        try loader.setScrollState(scroll, velocity: velocity)
+        return LAZYIMG_OK
+    }
+}
+
+@_cdecl("lazyimg_request")
+public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
+                            _ outImage: UnsafeMutablePointer<OpaquePointer?>?,
+                            _ outTicket: UnsafeMutablePointer<UInt64>?) -> lazyimg_status {
+    guard let outImage, let outTicket else { return LAZYIMG_E_INVALID_ARGUMENT }
+    outImage.pointee = nil
+    outTicket.pointee = 0
+    return withLoader(pointer) { loader throws(LoaderError) in
+        switch try loader.request(row: Int(clamping: row)) {
+        case .image(let image):
+            outImage.pointee = imagePointer(passRetained: image)
+            return LAZYIMG_OK
+        case .pending(let ticket):
+            outTicket.pointee = ticket
+            return LAZYIMG_PENDING
+        case .deferred(let ticket):
+            outTicket.pointee = ticket
+            return LAZYIMG_DEFERRED
+        }
+    }
+}
+
+/// Shared tail of the two lookups.
+private func answerLookup(_ image: DecodedImage?, _ out: UnsafeMutablePointer<OpaquePointer?>) -> lazyimg_status {
+    guard let image else { return LAZYIMG_MISS }
+    out.pointee = imagePointer(passRetained: image)
+    return LAZYIMG_OK
+}
+
+@_cdecl("lazyimg_lookup")
+public func lazyimg_lookup(_ pointer: OpaquePointer?, _ row: UInt,
+                           _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lazyimg_status {
+    guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
+    out.pointee = nil
+    return withLoader(pointer) { loader throws(LoaderError) in
+        answerLookup(try loader.lookup(row: Int(clamping: row)), out)
+    }
+}
+
+@_cdecl("lazyimg_lookup_url")
+public func lazyimg_lookup_url(_ pointer: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+                               _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lazyimg_status {
+    guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
+    out.pointee = nil
+    guard let url else { return LAZYIMG_E_INVALID_ARGUMENT }
+    return withLoader(pointer) { loader throws(LoaderError) in
+        answerLookup(try loader.lookup(url: String(cString: url)), out)
+    }
+}
+
+@_cdecl("lazyimg_cancel")
+public func lazyimg_cancel(_ pointer: OpaquePointer?, _ ticket: UInt64) -> lazyimg_status {
+    withLoader(pointer) { loader throws(LoaderError) in
+        try loader.cancel(ticket: ticket) ? LAZYIMG_OK : LAZYIMG_MISS
+    }
+}
+
+@_cdecl("lazyimg_event_fd")
+public func lazyimg_event_fd(_ pointer: OpaquePointer?) -> Int32 {
+    pointer.map { loader($0).eventFD } ?? -1
+}
+
+@_cdecl("lazyimg_dispatch")
+public func lazyimg_dispatch(_ pointer: OpaquePointer?, _ max: UInt) -> UInt {
+    pointer.map { UInt(loader($0).dispatch(max: Int(clamping: max))) } ?? 0
+}
+
+@_cdecl("lazyimg_wait")
+public func lazyimg_wait(_ pointer: OpaquePointer?, _ timeoutMilliseconds: Int32) -> lazyimg_status {
+    withLoader(pointer) { loader throws(LoaderError) in
+        try loader.waitForEvents(milliseconds: Int(timeoutMilliseconds)) ? LAZYIMG_OK : LAZYIMG_TIMEOUT
+    }
+}
+
+@_cdecl("lazyimg_get_stats")
+public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePointer<lazyimg_stats>?) -> lazyimg_status {
+    guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
+    // Only the first field is known to exist in every version.
+    let size = min(Int(UnsafeRawPointer(out).load(as: UInt32.self)), MemoryLayout<lazyimg_stats>.size)
+    guard size >= MemoryLayout<UInt32>.size else { return LAZYIMG_E_INVALID_ARGUMENT }
+    return withLoader(pointer) { loader in
+        let s = loader.stats
+        var c = lazyimg_stats()
+        c.struct_size = UInt32(size)
+        c.requests = s.requests
+        c.memory_hits = s.memoryHits
+        c.downloads_started = s.downloadsStarted
+        c.downloads_coalesced = s.downloadsCoalesced
+        c.downloads_cancelled = s.downloadsCancelled
+        c.downloads_failed = s.downloadsFailed
+        c.deferred = s.deferred
+        c.bytes_downloaded = s.bytesDownloaded
+        c.images_decoded = s.imagesDecoded
+        c.events_delivered = s.eventsDelivered
+        c.memory_cache_bytes = s.memoryCacheBytes
+        c.memory_cache_count = s.memoryCacheCount
+        c.in_flight = s.inFlight
+        withUnsafeBytes(of: &c) { bytes in
+            UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))
+        }
+        return LAZYIMG_OK
+    }
+}
+
+@_cdecl("lazyimg_trim_memory")
+public func lazyimg_trim_memory(_ pointer: OpaquePointer?, _ level: Int32) {
+    guard let pointer else { return }
+    switch level {
+    case LAZYIMG_TRIM_MODERATE: loader(pointer).trimMemory(.moderate)
+    case LAZYIMG_TRIM_COMPLETE: loader(pointer).trimMemory(.complete)
+    default: break
+    }
+}

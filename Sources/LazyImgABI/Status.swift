@@ -1,0 +1,65 @@
+import CLazyImgHeader
+import LazyImgCore
+
+extension LoaderError {
+    /// The C status for this error.
+    var status: lazyimg_status {
+        switch self {
+        case .invalidArgument: LAZYIMG_E_INVALID_ARGUMENT
+        case .outOfRange: LAZYIMG_E_OUT_OF_RANGE
+        case .badURL: LAZYIMG_E_BAD_URL
+        case .network: LAZYIMG_E_NETWORK
+        case .http: LAZYIMG_E_HTTP
+        case .decode: LAZYIMG_E_DECODE
+        case .unsupported: LAZYIMG_E_UNSUPPORTED
+        case .tooLarge: LAZYIMG_E_TOO_LARGE
+        case .io: LAZYIMG_E_IO
+        case .cancelled: LAZYIMG_E_CANCELLED
+        case .noMemory: LAZYIMG_E_NO_MEMORY
+        case .misuse: LAZYIMG_E_MISUSE
+        case .shutdown: LAZYIMG_E_SHUTDOWN
+        case .noImage: LAZYIMG_E_NO_IMAGE
+        }
+    }
+}
+
+/// A C string with static storage.
+func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("lazyimg_strerror")
+public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
+    switch status {
+    case LAZYIMG_OK: cString("success")
+    case LAZYIMG_PENDING: cString("pending: an event will follow")
+    case LAZYIMG_DEFERRED: cString("deferred while the list scrolls: an event will follow")
+    case LAZYIMG_MISS: cString("not in memory")
+    case LAZYIMG_TIMEOUT: cString("timed out waiting")
+    case LAZYIMG_E_INVALID_ARGUMENT: cString("invalid argument")
+    case LAZYIMG_E_OUT_OF_RANGE: cString("row out of range")
+    case LAZYIMG_E_BAD_URL: cString("bad URL (only http, https and file URLs load)")
+    case LAZYIMG_E_NETWORK: cString("network error or timeout")
+    case LAZYIMG_E_HTTP: cString("HTTP error status")
+    case LAZYIMG_E_DECODE: cString("corrupt or truncated image")
+    case LAZYIMG_E_UNSUPPORTED: cString("unsupported image format")
+    case LAZYIMG_E_TOO_LARGE: cString("image or response too large")
+    case LAZYIMG_E_IO: cString("I/O error")
+    case LAZYIMG_E_CANCELLED: cString("cancelled")
+    case LAZYIMG_E_NO_MEMORY: cString("out of memory")
+    case LAZYIMG_E_MISUSE: cString("library misuse")
+    case LAZYIMG_E_SHUTDOWN: cString("loader is shutting down")
+    case LAZYIMG_E_NO_IMAGE: cString("row has no image URL")
+    default: cString("unknown status")
+    }
+}
+
+@_cdecl("lazyimg_version_string")
+public func lazyimg_version_string() -> UnsafePointer<CChar> {
+    cString("0.1.0")
+}
+
+@_cdecl("lazyimg_version_number")
+public func lazyimg_version_number() -> UInt32 {
+    UInt32(LAZYIMG_VERSION_NUMBER)
+}

@@ -1,0 +1,71 @@
+import Glibc
+import Synchronization
+
+/// Runs the host's callback for each event: on the host's thread when it dispatches
+/// (host delivery) or on one internal thread (thread delivery). Never with a loader
+/// lock held, so a callback may call back into the loader.
+final class EventDelivery: Sendable {
+    let mode: DeliveryMode
+    let queue: EventQueue
+    private let handler: @Sendable (LoaderEvent) -> Void
+    private let thread: Mutex<NativeThread?> = Mutex(nil)
+    /// Threads running a callback right now, so destroy can refuse to run inside one.
+    private let callbackThreads: Mutex<[pthread_t]> = Mutex([])
+    let delivered = Atomic<UInt64>(0)
+
+    init?(mode: DeliveryMode, handler: @escaping @Sendable (LoaderEvent) -> Void) {
+        guard let queue = EventQueue(withFD: mode == .host) else { return nil }
+        self.mode = mode
+        self.queue = queue
+        self.handler = handler
+        if mode == .thread {
+            guard let thread = NativeThread(name: "lazyimg-events", { [queue, unowned self] in
+                while case let batch = queue.takeAllBlocking(), !batch.isEmpty {
+                    self.run(batch)
+                }
+            }) else { return nil }
+            self.thread.withLock { $0 = thread }
+        }
+    }
+
+    func push(_ event: LoaderEvent) { queue.push(event) }
+
+    /// Host delivery: runs up to `max` waiting events (0 = all waiting now).
+    func dispatch(max: Int) -> Int {
+        let batch = queue.take(max: max)
+        run(batch)
+        return batch.count
+    }
+
+    /// Whether the calling thread is inside one of this loader's callbacks.
+    var isInsideCallback: Bool {
+        let me = pthread_self()
+        return callbackThreads.withLock { $0.contains { pthread_equal($0, me) != 0 } }
+    }
+
+    /// Delivers everything still queued, then stops the delivery thread. Called once by
+    /// the loader's shutdown after all tickets have their final event queued.
+    func finish() {
+        queue.close()
+        if let thread = self.thread.withLock({ $0 }) {
+            thread.join()
+        } else {
+            while dispatch(max: 0) > 0 {}
+        }
+    }
+
+    private func run(_ batch: [LoaderEvent]) {
+        guard !batch.isEmpty else { return }
+        let me = pthread_self()
+        callbackThreads.withLock { $0.append(me) }
+        for event in batch {
+            handler(event)
+            delivered.add(1, ordering: .relaxed)
+        }
+        callbackThreads.withLock { threads in
+            if let index = threads.firstIndex(where: { pthread_equal($0, me) != 0 }) {
+                threads.remove(at: index)
+            }
+        }
+    }
+}

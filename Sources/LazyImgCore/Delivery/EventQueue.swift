@@ -1,0 +1,98 @@
+import CLazyImgSupport
+import Glibc
+
+/// Completed events waiting for delivery, in completion order.
+///
+/// In host delivery an eventfd mirrors the queue: readable exactly while the queue is
+/// non-empty (signalled on the first push, drained when the last event is taken, both
+/// under the queue's lock), so a host polling it never loses a wake-up.
+final class EventQueue: @unchecked Sendable {
+    // Everything below is guarded by `condition`.
+    private let condition = Condition()
+    private var events: [LoaderEvent] = []
+    private var head = 0
+    private var closed = false
+    /// -1 when there is no fd (thread delivery).
+    let fd: Int32
+
+    /// `withFD`: make the eventfd for host delivery. Returns nil if that fails.
+    init?(withFD: Bool) {
+        if withFD {
+            let fd = lazyimg_eventfd_open()
+            guard fd >= 0 else { return nil }
+            self.fd = fd
+        } else {
+            fd = -1
+        }
+    }
+
+    deinit {
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    private var waiting: Int { events.count - head }
+
+    func push(_ event: LoaderEvent) {
+        condition.locked {
+            if waiting == 0, fd >= 0 { lazyimg_eventfd_signal(fd) }
+            events.append(event)
+            condition.broadcast()
+        }
+    }
+
+    /// Takes up to `max` events (0 = all waiting now) without blocking.
+    func take(max: Int) -> [LoaderEvent] {
+        condition.locked { _take(max: max) }
+    }
+
+    private func _take(max: Int) -> [LoaderEvent] {
+        let n = max <= 0 ? waiting : Swift.min(max, waiting)
+        guard n > 0 else { return [] }
+        let batch = Array(events[head..<head + n])
+        head += n
+        if head == events.count {
+            events.removeAll(keepingCapacity: true)
+            head = 0
+            if fd >= 0 { lazyimg_eventfd_drain(fd) }
+        } else if head > 1024 {
+            events.removeFirst(head)
+            head = 0
+        }
+        return batch
+    }
+
+    /// Blocks until an event waits or `milliseconds` pass (negative = no limit).
+    /// Returns whether events wait.
+    func waitForEvents(milliseconds: Int) -> Bool {
+        condition.locked {
+            if milliseconds < 0 {
+                while waiting == 0 && !closed { condition.wait() }
+                return waiting > 0
+            }
+            var now = MonotonicClock().nowMilliseconds
+            let deadline = now + Int64(milliseconds)
+            while waiting == 0 && !closed && now < deadline {
+                _ = condition.wait(milliseconds: Int(deadline - now))
+                now = MonotonicClock().nowMilliseconds
+            }
+            return waiting > 0
+        }
+    }
+
+    /// For the delivery thread: blocks until events wait, and takes them all; an empty
+    /// result means the queue was closed and drained.
+    func takeAllBlocking() -> [LoaderEvent] {
+        condition.locked {
+            while waiting == 0 && !closed { condition.wait() }
+            return _take(max: 0)
+        }
+    }
+
+    /// Wakes blocked waiters for good; events already queued can still be taken.
+    func close() {
+        condition.locked {
+            closed = true
+            condition.broadcast()
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// Where an image came from.
+public enum ImageSource: Sendable, Equatable {
+    case memory
+    case disk
+    case network
+}
+
+/// The one completion a ticket gets.
+public struct LoaderEvent: Sendable {
+    public enum Outcome: Sendable {
+        case image(DecodedImage, ImageSource)
+        case failed(LoaderError)
+    }
+
+    public var ticket: UInt64
+    public var row: Int
+    public var url: String
+    public var outcome: Outcome
+    /// The last HTTP status seen; 0 when there was none.
+    public var httpStatus: Int
+}
+
+/// How events reach the host.
+public enum DeliveryMode: Sendable, Equatable {
+    /// Events wait until the host dispatches them on its own thread; an eventfd is
+    /// readable meanwhile.
+    case host
+    /// One internal thread runs the callbacks, one at a time.
+    case thread
+}

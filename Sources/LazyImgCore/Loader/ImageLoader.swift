@@ -1,0 +1,248 @@
+import Synchronization
+
+/// The loader: one list, its view state, its caches and its workers.
+///
+/// Every method is safe from any thread and returns without waiting on I/O or
+/// decoding, except `waitForEvents` and `shutdown`. State lives behind one mutex;
+/// the network thread, decode threads and delivery never call the host with it held.
+public final class ImageLoader: Sendable {
+    public enum RequestResult: Sendable {
+        /// In memory now.
+        case image(DecodedImage)
+        /// Scheduled or in flight; one event will follow for the ticket.
+        case pending(UInt64)
+        /// Held back while the list moves; one event will follow for the ticket.
+        case deferred(UInt64)
+    }
+
+    public let configuration: LoaderConfiguration
+    let state: Mutex<LoaderState>
+    let transport: any DataLoading
+    let decodePool: DecodePool
+    let delivery: EventDelivery
+    let clock: any Clock
+
+    /// - Parameters:
+    ///   - transport: fetches bytes; nil = libcurl on a network thread of its own.
+    ///   - makeDecoder: makes one decoder per decode thread.
+    ///   - onEvent: called once per finished ticket, never with a lock held.
+    public init(
+        configuration: LoaderConfiguration,
+        transport: (any DataLoading)? = nil,
+        makeDecoder: @escaping @Sendable () -> any ImageDecoding = { ImageDecoder() },
+        clock: any Clock = MonotonicClock(),
+        onEvent: @escaping @Sendable (LoaderEvent) -> Void
+    ) throws(LoaderError) {
+        guard let delivery = EventDelivery(mode: configuration.delivery, handler: onEvent) else { throw .io }
+        guard let decodePool = DecodePool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
+            delivery.finish()
+            throw .io
+        }
+        let network: (any DataLoading)?
+        if let transport {
+            network = transport
+        } else {
+            network = CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads)
+        }
+        guard let network else {
+            decodePool.shutdown()
+            delivery.finish()
+            throw .network
+        }
+        self.configuration = configuration
+        self.transport = network
+        self.decodePool = decodePool
+        self.delivery = delivery
+        self.clock = clock
+        self.state = Mutex(LoaderState(configuration: configuration))
+    }
+
+    // MARK: The list
+
+    /// Replaces the list. Outstanding tickets end cancelled; the cache stays.
+    public func setItems(_ urls: [String?]) throws(LoaderError) {
+        try state.withLock { s throws(LoaderError) in
+            guard !s.isShuttingDown else { throw .shutdown }
+            for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
+            s.rows = urls
+            _viewDidChange(in: &s)
+        }
+    }
+
+    /// Appends the next page of rows.
+    public func appendItems(_ urls: [String?]) throws(LoaderError) {
+        try state.withLock { s throws(LoaderError) in
+            guard !s.isShuttingDown else { throw .shutdown }
+            s.rows.append(contentsOf: urls)
+            _viewDidChange(in: &s)
+        }
+    }
+
+    public var itemCount: Int {
+        state.withLock { $0.rows.count }
+    }
+
+    // MARK: View state
+
+    /// Rows `first ..< first + count` are on screen. Work for rows outside the visible
+    /// range and the prefetch window is cancelled.
+    public func setVisibleRange(first: Int, count: Int) throws(LoaderError) {
+        try state.withLock { s throws(LoaderError) in
+            guard !s.isShuttingDown else { throw .shutdown }
+            let lower = max(0, first)
+            s.view.setVisible(lower..<lower.addingClamped(max(0, count)))
+            _viewDidChange(in: &s)
+        }
+    }
+
+    /// While the list moves no download starts; back at idle the visible rows start
+    /// first, then the prefetch window.
+    public func setScrollState(_ scroll: ScrollState, velocity: Double) throws(LoaderError) {
+        try state.withLock { s throws(LoaderError) in
+            guard !s.isShuttingDown else { throw .shutdown }
+            s.view.setScroll(scroll, velocity: velocity)
+            _viewDidChange(in: &s)
+        }
+    }
+
+    // MARK: Rows
+
+    /// Image for `row`: from memory at once, else a ticket whose event follows.
+    public func request(row: Int) throws(LoaderError) -> RequestResult {
+        try state.withLock { s throws(LoaderError) -> RequestResult in
+            let key = try _key(forRow: row, in: s)
+            if let image = s.cache.image(for: key) {
+                s.stats.requests += 1
+                s.stats.memoryHits += 1
+                return .image(image)
+            }
+            guard URLCheck.isLoadable(key.url) else { throw .badURL }
+            if let failure = s.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
+                throw failure.error
+            }
+            s.stats.requests += 1
+            let ticket = s.makeID()
+            s.tickets[ticket] = Ticket(row: row, key: key)
+            if s.jobs[key] != nil {
+                s.stats.downloadsCoalesced += 1
+            } else {
+                s.jobs[key] = Job(id: s.makeID(), key: key)
+            }
+            s.jobs[key]?.tickets[ticket] = row
+            _pump(in: &s)
+            if s.jobs[key]?.phase == .waiting && s.view.scroll.isMoving {
+                s.stats.deferred += 1
+                return .deferred(ticket)
+            }
+            return .pending(ticket)
+        }
+    }
+
+    /// The cached image for `row`, or nil; schedules nothing.
+    public func lookup(row: Int) throws(LoaderError) -> DecodedImage? {
+        try state.withLock { s throws(LoaderError) in
+            s.cache.image(for: try _key(forRow: row, in: s))
+        }
+    }
+
+    /// The cached image for `url` at this loader's box, or nil; schedules nothing.
+    public func lookup(url: String) throws(LoaderError) -> DecodedImage? {
+        try state.withLock { s throws(LoaderError) in
+            guard !s.isShuttingDown else { throw .shutdown }
+            return s.cache.image(for: CacheKey(url: url, target: configuration.target))
+        }
+    }
+
+    /// Cancels a live ticket (its cancelled event follows) and returns true; false for
+    /// a ticket that is unknown or already finished.
+    public func cancel(ticket: UInt64) throws(LoaderError) -> Bool {
+        try state.withLock { s throws(LoaderError) in
+            guard !s.isShuttingDown else { throw .shutdown }
+            guard s.tickets[ticket] != nil else { return false }
+            _cancelTicket(ticket, in: &s)
+            _pump(in: &s)
+            return true
+        }
+    }
+
+    private func _key(forRow row: Int, in s: LoaderState) throws(LoaderError) -> CacheKey {
+        guard !s.isShuttingDown else { throw .shutdown }
+        guard row >= 0, row < s.rows.count else { throw .outOfRange }
+        guard let url = s.rows[row] else { throw .noImage }
+        return CacheKey(url: url, target: configuration.target)
+    }
+
+    // MARK: Stats and memory
+
+    public var stats: LoaderStats {
+        var stats = state.withLock { s in
+            var stats = s.stats
+            stats.memoryCacheBytes = UInt64(s.cache.totalCost)
+            stats.memoryCacheCount = UInt64(s.cache.count)
+            stats.inFlight = UInt64(s.downloading)
+            return stats
+        }
+        stats.eventsDelivered = delivery.delivered.load(ordering: .relaxed)
+        return stats
+    }
+
+    public enum TrimLevel: Sendable {
+        /// Down to half the cache's limit, least recently used first.
+        case moderate
+        /// Everything.
+        case complete
+    }
+
+    /// Drops cached images. Images the host holds stay valid: the cache only lets go
+    /// of its own references.
+    public func trimMemory(_ level: TrimLevel) {
+        state.withLock { s in
+            switch level {
+            case .moderate: s.cache.evict(downTo: s.cache.capacity / 2)
+            case .complete: s.cache.removeAll()
+            }
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Host delivery: the fd readable while events wait; -1 in thread delivery.
+    public var eventFD: Int32 { delivery.queue.fd }
+
+    public var deliveryMode: DeliveryMode { delivery.mode }
+
+    /// Host delivery: runs up to `max` waiting callbacks (0 = all waiting now) on the
+    /// calling thread; returns how many ran.
+    public func dispatch(max: Int) -> Int {
+        guard delivery.mode == .host, !state.withLock({ $0.isShuttingDown }) else { return 0 }
+        return delivery.dispatch(max: max)
+    }
+
+    /// Host delivery: blocks until an event waits or `milliseconds` pass (negative =
+    /// no limit). Returns whether events wait.
+    public func waitForEvents(milliseconds: Int) throws(LoaderError) -> Bool {
+        guard delivery.mode == .host else { throw .misuse }
+        guard !state.withLock({ $0.isShuttingDown }) else { throw .shutdown }
+        return delivery.queue.waitForEvents(milliseconds: milliseconds)
+    }
+
+    // MARK: Shutdown
+
+    /// Cancels everything, delivers every outstanding ticket's event (on this thread in
+    /// host delivery), and stops the threads. No callback runs after it returns.
+    /// Throws `.misuse` from inside a callback, leaving the loader untouched.
+    public func shutdown() throws(LoaderError) {
+        guard !delivery.isInsideCallback else { throw .misuse }
+        let first = state.withLock { s in
+            guard !s.isShuttingDown else { return false }
+            s.isShuttingDown = true
+            for id in Array(s.tickets.keys).sorted() { _cancelTicket(id, in: &s) }
+            for key in Array(s.jobs.keys) { _dropJob(key, in: &s) }
+            return true
+        }
+        guard first else { return }
+        transport.shutdown()
+        decodePool.shutdown()
+        delivery.finish()
+    }
+}

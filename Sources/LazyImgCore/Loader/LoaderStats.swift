@@ -1,0 +1,18 @@
+/// Counters since the loader was made, and the memory cache's current size.
+public struct LoaderStats: Sendable, Equatable {
+    public var requests: UInt64 = 0
+    public var memoryHits: UInt64 = 0
+    public var downloadsStarted: UInt64 = 0
+    public var downloadsCoalesced: UInt64 = 0
+    public var downloadsCancelled: UInt64 = 0
+    public var downloadsFailed: UInt64 = 0
+    public var deferred: UInt64 = 0
+    public var bytesDownloaded: UInt64 = 0
+    public var imagesDecoded: UInt64 = 0
+    public var eventsDelivered: UInt64 = 0
+    public var memoryCacheBytes: UInt64 = 0
+    public var memoryCacheCount: UInt64 = 0
+    public var inFlight: UInt64 = 0
+
+    public init() {}
+}

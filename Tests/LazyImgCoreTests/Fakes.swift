@@ -1,0 +1,129 @@
+import Synchronization
+import XCTest
+@testable import LazyImgCore
+
+/// A transport that starts nothing: tests see what was started and complete it by hand.
+final class FakeTransport: DataLoading, @unchecked Sendable {
+    struct Started {
+        let id: TransferID
+        let url: String
+        let completion: @Sendable (TransferID, DataResponse) -> Void
+    }
+
+    private let lock = Mutex<(started: [Started], cancelled: [TransferID], live: [TransferID: Started])>(([], [], [:]))
+
+    func start(_ id: TransferID, _ request: DataRequest,
+               completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
+        let started = Started(id: id, url: request.url, completion: completion)
+        lock.withLock { $0.started.append(started); $0.live[id] = started }
+    }
+
+    func cancel(_ id: TransferID) {
+        lock.withLock { $0.cancelled.append(id); $0.live[id] = nil }
+    }
+
+    func shutdown() {
+        lock.withLock { $0.live.removeAll() }
+    }
+
+    var startedURLs: [String] { lock.withLock { $0.started.map(\.url) } }
+    var cancelledCount: Int { lock.withLock { $0.cancelled.count } }
+    var liveURLs: Set<String> { lock.withLock { Set($0.live.values.map(\.url)) } }
+
+    /// Completes the live transfer of `url` (from the calling thread, as the network
+    /// thread would). Returns false when none is live.
+    @discardableResult
+    func complete(_ url: String, with result: Result<[UInt8], LoaderError>, httpStatus: Int = 200) -> Bool {
+        let transfer = lock.withLock { state -> Started? in
+            guard let match = state.live.values.first(where: { $0.url == url }) else { return nil }
+            state.live[match.id] = nil
+            return match
+        }
+        guard let transfer else { return false }
+        transfer.completion(transfer.id, DataResponse(result: result, httpStatus: httpStatus))
+        return true
+    }
+}
+
+/// "Decodes" bytes into a 1-row image as wide as the byte count; empty bytes are corrupt.
+struct FakeDecoder: ImageDecoding {
+    func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        guard !data.isEmpty else { throw .decode }
+        guard let image = DecodedImage(width: data.count, height: 1, sourceWidth: data.count, sourceHeight: 1)
+        else { throw .noMemory }
+        return image
+    }
+}
+
+/// Time that moves only when a test says so.
+final class ManualClock: LazyImgCore.Clock, @unchecked Sendable {
+    private let now = Atomic<Int64>(1_000)
+    var nowMilliseconds: Int64 { now.load(ordering: .relaxed) }
+    func advance(by milliseconds: Int64) { now.add(milliseconds, ordering: .relaxed) }
+}
+
+/// Collects delivered events.
+final class EventLog: @unchecked Sendable {
+    private let events = Mutex<[LoaderEvent]>([])
+    func record(_ event: LoaderEvent) { events.withLock { $0.append(event) } }
+    var all: [LoaderEvent] { events.withLock { $0 } }
+    func events(for ticket: UInt64) -> [LoaderEvent] { all.filter { $0.ticket == ticket } }
+}
+
+extension LoaderEvent {
+    var image: DecodedImage? {
+        if case .image(let image, _) = outcome { return image }
+        return nil
+    }
+    var error: LoaderError? {
+        if case .failed(let error) = outcome { return error }
+        return nil
+    }
+}
+
+extension ImageLoader.RequestResult {
+    var ticket: UInt64? {
+        switch self {
+        case .pending(let t), .deferred(let t): return t
+        case .image: return nil
+        }
+    }
+    var isDeferred: Bool { if case .deferred = self { return true } else { return false } }
+    var isPending: Bool { if case .pending = self { return true } else { return false } }
+    var image: DecodedImage? { if case .image(let i) = self { return i } else { return nil } }
+}
+
+/// A loader on fakes, in host delivery, plus helpers to drive it.
+final class PolicyHarness {
+    let transport = FakeTransport()
+    let clock = ManualClock()
+    let log = EventLog()
+    let loader: ImageLoader
+
+    init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, file: StaticString = #filePath, line: UInt = #line) throws {
+        var config = LoaderConfiguration()
+        config.maxConcurrentDownloads = maxConcurrent
+        config.prefetchRows = prefetchRows
+        config.retryAfterMilliseconds = 2_000
+        config.decodeThreads = 1
+        let log = self.log
+        loader = try ImageLoader(configuration: config, transport: transport,
+                                 makeDecoder: { FakeDecoder() }, clock: clock) { log.record($0) }
+    }
+
+    /// Dispatches until `count` events in all have been delivered, waiting on the
+    /// event queue (never sleeping); fails after 10 s.
+    func deliver(until count: Int, file: StaticString = #filePath, line: UInt = #line) {
+        while log.all.count < count {
+            guard (try? loader.waitForEvents(milliseconds: 10_000)) == true else {
+                XCTFail("timed out with \(log.all.count) of \(count) events", file: file, line: line)
+                return
+            }
+            _ = loader.dispatch(max: 0)
+        }
+    }
+
+    static func urls(_ count: Int, distinct: Bool = true) -> [String?] {
+        (0..<count).map { "http://example.test/\(distinct ? $0 : 0).jpg" }
+    }
+}
