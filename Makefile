@@ -30,8 +30,11 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
 	fi
 
+# SwiftPM writes liblazyimg.so only; programs linked to it ask for its SONAME,
+# so add the liblazyimg.so.0 link, as ldconfig does on install.
 build: deps
 	$(SWIFT) build -c $(CONFIG)
+	ln -sf liblazyimg.so $(BIN)/liblazyimg.so.0
 
 # The C example, linked against the freshly built library (rpath to it).
 demo-bin: build
