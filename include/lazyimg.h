@@ -321,17 +321,18 @@ typedef struct lazyimg_stats {
     uint64_t in_flight;            /* transfers running now */
 } lazyimg_stats;
 
-/* Fills *stats. Errors: INVALID_ARGUMENT (NULL or struct_size 0). */
+/* Fills *stats; on return struct_size holds the bytes filled.
+ * Errors: INVALID_ARGUMENT (NULL or struct_size < 4). */
 lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 
 /* Levels for lazyimg_trim_memory. */
 #define LAZYIMG_TRIM_MODERATE 1 /* shrink the memory cache to half its limit */
 #define LAZYIMG_TRIM_COMPLETE 2 /* empty the memory cache */
 
-/* Drops cached images the host does not hold a reference to (at MODERATE
- * also least recently used ones first), then, at COMPLETE, all the rest of
- * the cache's references. Images the host retained stay valid. NULL and
- * unknown levels are ignored. */
+/* Shrinks the memory cache, least recently used images first: to half its
+ * limit at MODERATE, to nothing at COMPLETE. The cache only drops its own
+ * references: images the host retained stay valid. NULL and unknown levels
+ * are ignored. */
 void lazyimg_trim_memory(lazyimg_loader *loader, int level);
 
 #ifdef __cplusplus

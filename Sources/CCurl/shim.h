@@ -31,6 +31,9 @@ static inline CURLcode lazyimg_curl_set_xferinfo_fn(CURL *h, lazyimg_curl_xferin
 static inline CURLcode lazyimg_curl_get_long(CURL *h, CURLINFO info, long *out) {
     return curl_easy_getinfo(h, info, out);
 }
+static inline CURLcode lazyimg_curl_get_off(CURL *h, CURLINFO info, curl_off_t *out) {
+    return curl_easy_getinfo(h, info, out);
+}
 static inline CURLcode lazyimg_curl_get_pointer(CURL *h, CURLINFO info, void **out) {
     return curl_easy_getinfo(h, info, out);
 }

@@ -46,7 +46,7 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
 }
 
 /// "Decodes" bytes into a 1-row image as wide as the byte count; empty bytes are corrupt.
-struct FakeDecoder: ImageDecoding {
+struct WidthFromBytesDecoder: ImageDecoding {
     func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
         guard !data.isEmpty else { throw .decode }
         guard let image = DecodedImage(width: data.count, height: 1, sourceWidth: data.count, sourceHeight: 1)
@@ -108,7 +108,7 @@ final class PolicyHarness {
         config.decodeThreads = 1
         let log = self.log
         loader = try ImageLoader(configuration: config, transport: transport,
-                                 makeDecoder: { FakeDecoder() }, clock: clock) { log.record($0) }
+                                 makeDecoder: { WidthFromBytesDecoder() }, clock: clock) { log.record($0) }
     }
 
     /// Dispatches until `count` events in all have been delivered, waiting on the

@@ -140,7 +140,7 @@ final class LoaderPolicyTests: XCTestCase {
         try h.loader.setItems(PolicyHarness.urls(2, distinct: false))
         _ = try h.loader.request(row: 0)
         _ = try h.loader.request(row: 1)
-        h.transport.complete("http://example.test/0.jpg", with: .success([]))  // FakeDecoder: corrupt
+        h.transport.complete("http://example.test/0.jpg", with: .success([]))  // WidthFromBytesDecoder: corrupt
         h.deliver(until: 2)
         XCTAssertEqual(h.log.all.map(\.error), [.decode, .decode])
     }
@@ -192,7 +192,7 @@ final class LoaderPolicyTests: XCTestCase {
         let outcome = EventLog()
         let misuse = Mutex<LoaderError?>(nil)
         let loader = try ImageLoader(configuration: config, transport: FakeTransport(),
-                                     makeDecoder: { FakeDecoder() }) { event in
+                                     makeDecoder: { WidthFromBytesDecoder() }) { event in
             outcome.record(event)
             do throws(LoaderError) { try box.loader?.shutdown() } catch { misuse.withLock { $0 = error } }
         }
@@ -215,7 +215,7 @@ final class LoaderPolicyTests: XCTestCase {
         let onMainThread = Mutex<Bool?>(nil)
         let mainThread = pthread_self()
         let loader = try ImageLoader(configuration: config, transport: transport,
-                                     makeDecoder: { FakeDecoder() }) { _ in
+                                     makeDecoder: { WidthFromBytesDecoder() }) { _ in
             onMainThread.withLock { $0 = pthread_equal(pthread_self(), mainThread) != 0 }
             arrived.fulfill()
         }

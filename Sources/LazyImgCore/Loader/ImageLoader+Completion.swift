@@ -13,7 +13,7 @@ extension ImageLoader {
                 let target = configuration.target
                 let limits = DecodeLimits(maxPixels: configuration.maxPixels)
                 let httpStatus = response.httpStatus
-                decodePool.submit(priority: job.rank(in: s.view)) { [weak self] decoder in
+                let submitted = decodePool.submit(priority: job.rank(in: s.view)) { [weak self] decoder in
                     let result: Result<DecodedImage, LoaderError>
                     do throws(LoaderError) {
                         result = .success(try decoder.decode(bytes, target: target, limits: limits))
@@ -22,6 +22,8 @@ extension ImageLoader {
                     }
                     self?.decodeDidComplete(jobID: job.id, key: key, result, httpStatus: httpStatus)
                 }
+                // Refused only once shutdown began, which has ended every ticket already.
+                if !submitted { s.jobs[key] = nil }
             case .failure(let error):
                 s.stats.downloadsFailed += 1
                 _fail(key, error, httpStatus: response.httpStatus, in: &s)

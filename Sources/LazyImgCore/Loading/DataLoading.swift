@@ -4,6 +4,7 @@ public struct DataRequest: Sendable {
     /// Whole-transfer limit; 0 = none.
     public var timeoutMilliseconds: Int
     /// The body may not be larger; the transfer stops with `.tooLarge` once it is.
+    /// 0 = none.
     public var maxResponseBytes: Int
     public var userAgent: String
     /// "Name: value" lines sent with every request.
@@ -24,10 +25,14 @@ public struct DataRequest: Sendable {
 public struct DataResponse: Sendable {
     public var result: Result<[UInt8], LoaderError>
     public var httpStatus: Int
+    /// Response body bytes that arrived, also for failed transfers and for error pages
+    /// that were discarded: what the loader counts as `bytes_downloaded`.
+    public var bytesReceived: Int
 
-    public init(result: Result<[UInt8], LoaderError>, httpStatus: Int) {
+    public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0) {
         self.result = result
         self.httpStatus = httpStatus
+        self.bytesReceived = bytesReceived
     }
 }
 

@@ -1,0 +1,104 @@
+/// A fixed set of decode threads, each with its own decoder, taking jobs by priority.
+///
+/// Decoding blocks a thread for milliseconds to seconds, so it runs on plain threads
+/// rather than Swift concurrency's small cooperative pool. Each thread makes its own
+/// decoder (they are not Sendable: a TurboJPEG handle belongs to one thread) and hands
+/// it to every job it runs.
+public final class DecodePool: Sendable {
+    public typealias Job = @Sendable (any ImageDecoding) -> Void
+
+    /// What the workers and the pool share, under `condition`'s mutex.
+    private final class State: @unchecked Sendable {
+        let condition = Condition()
+        // Guarded by condition's mutex.
+        var queue = DecodeJobQueue()
+        var stopping = false
+        var joined = false
+    }
+
+    private let state = State()
+    private let threads: [NativeThread]
+
+    /// Starts `threads` workers (at least one). Returns nil when the system refuses a
+    /// thread; those already started are stopped first.
+    public init?(threads count: Int, makeDecoder: @escaping @Sendable () -> any ImageDecoding) {
+        let state = self.state
+        var started: [NativeThread] = []
+        for index in 0..<max(1, count) {
+            guard let thread = NativeThread(name: "lazyimg-dec\(index)", {
+                Self.work(state, decoder: makeDecoder())
+            }) else {
+                Self.stop(state, threads: started)
+                return nil
+            }
+            started.append(thread)
+        }
+        threads = started
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Queues `job` to run on a worker with that worker's decoder. Lower `priority`
+    /// values run first; equal ones in the order submitted. Returns false (and drops
+    /// the job) once shutdown has begun.
+    @discardableResult
+    public func submit(priority: Int, _ job: @escaping Job) -> Bool {
+        state.condition.locked {
+            guard !state.stopping else { return false }
+            state.queue.push(priority: priority, job)
+            state.condition.signal()
+            return true
+        }
+    }
+
+    /// The jobs waiting for a worker.
+    public var queuedCount: Int {
+        state.condition.locked { state.queue.count }
+    }
+
+    /// Stops taking jobs and drops every queued one that has not started; returns at
+    /// once. Lets an owner stop several stages before waiting for any of them.
+    public func beginShutdown() {
+        state.condition.locked { Self._beginShutdown(state) }
+    }
+
+    /// `beginShutdown`, then waits for the running jobs to finish and joins the
+    /// threads. Idempotent; must not be called from a job.
+    public func shutdown() {
+        Self.stop(state, threads: threads)
+    }
+
+    private static func stop(_ state: State, threads: [NativeThread]) {
+        let mustJoin = state.condition.locked {
+            _beginShutdown(state)
+            defer { state.joined = true }
+            return !state.joined
+        }
+        guard mustJoin else { return }
+        for thread in threads where !thread.isCurrent {
+            thread.join()
+        }
+    }
+
+    /// With the mutex held.
+    private static func _beginShutdown(_ state: State) {
+        state.stopping = true
+        state.queue.removeAll()
+        state.condition.broadcast()
+    }
+
+    private static func work(_ state: State, decoder: any ImageDecoding) {
+        while true {
+            let next: Job? = state.condition.locked {
+                while state.queue.isEmpty && !state.stopping {
+                    state.condition.wait()
+                }
+                return state.stopping ? nil : state.queue.pop()
+            }
+            guard let job = next else { return }
+            job(decoder)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// The container an encoded image claims to be, judged from its leading bytes only.
+///
+/// Servers often send the wrong Content-Type and URLs rarely end in the right
+/// extension, so the bytes are the only evidence worth trusting. Formats this build
+/// cannot decode are still named, so a failure can say "GIF" rather than "garbage".
+public enum ImageFormat: Sendable, Equatable {
+    case jpeg
+    case png
+    case gif
+    case webp
+    case bmp
+    case tiff
+    case heif
+    case avif
+
+    /// Whether this build has a decoder for the format.
+    public var isDecodable: Bool {
+        self == .jpeg || self == .png
+    }
+
+    /// Recognises a format from the first bytes of a file; nil when none matches.
+    public init?(sniffing bytes: [UInt8]) {
+        func starts(with signature: [UInt8], at offset: Int = 0) -> Bool {
+            guard bytes.count >= offset + signature.count else { return false }
+            for (i, byte) in signature.enumerated() where bytes[offset + i] != byte {
+                return false
+            }
+            return true
+        }
+
+        if starts(with: [0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else if starts(with: Array("GIF87a".utf8)) || starts(with: Array("GIF89a".utf8)) {
+            self = .gif
+        } else if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) {
+            self = .webp
+        } else if starts(with: Array("BM".utf8)) {
+            self = .bmp
+        } else if starts(with: [0x49, 0x49, 0x2A, 0x00]) || starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
+            self = .tiff
+        } else if starts(with: Array("ftyp".utf8), at: 4), bytes.count >= 12 {
+            // ISO-BMFF: the major brand after "ftyp" separates AVIF from the HEIF family.
+            // Other ftyp brands (mp4, mov, ...) are video, not images.
+            let brand = String(decoding: bytes[8..<12], as: UTF8.self)
+            switch brand {
+            case "avif", "avis":
+                self = .avif
+            case "heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1":
+                self = .heif
+            default:
+                return nil
+            }
+        } else {
+            return nil
+        }
+    }
+}

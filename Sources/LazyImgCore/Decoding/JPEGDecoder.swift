@@ -1,0 +1,125 @@
+import CTurboJPEG
+
+/// Decodes JPEG with TurboJPEG, letting the IDCT do most of the shrinking.
+///
+/// libjpeg-turbo can decode straight to 1/2, 1/4, 1/8 (and other n/8) of the size,
+/// which is far cheaper than decoding everything and averaging it away. The decoder
+/// picks the smallest such size that still covers the target box, so the resampler
+/// only ever shrinks the rest of the way.
+///
+/// Holds one TurboJPEG handle, made on first use and reused: one instance belongs to
+/// one thread at a time.
+public final class JPEGDecoder {
+    private var handle: tjhandle?
+
+    public init() {}
+
+    deinit {
+        if let handle {
+            tjDestroy(handle)
+        }
+    }
+
+    public func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        let handle = try readyHandle()
+        return try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .decode }
+            let size = UInt(bytes.count)
+
+            var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+            let headerResult = tjDecompressHeader3(handle, base, size, &width, &height, &subsampling, &colorspace)
+            // TurboJPEG 2.1 refuses chroma samplings it has no name for (1x3, mixed
+            // factors) after filling in the size; libjpeg decodes those fine, so only
+            // the subsampling complaint is forgiven.
+            let unnamedSubsampling = headerResult != 0 && subsampling < 0
+            guard headerResult == 0 || unnamedSubsampling, width > 0, height > 0 else { throw .decode }
+            let sourceWidth = Int(width), sourceHeight = Int(height)
+            // JPEG sides are at most 65535, so this product cannot overflow.
+            guard sourceWidth * sourceHeight <= limits.maxPixels else { throw .tooLarge }
+
+            let fitted = Resampler.fittedSize(width: sourceWidth, height: sourceHeight, in: target)
+            let scaled = Self.scaledSize(width: sourceWidth, height: sourceHeight, covering: fitted)
+
+            // Any warning (truncated data, a corrupt scan) aborts the decode: a half-grey
+            // image cached as a success would never be fetched again.
+            let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+            // libjpeg has no CMYK-to-RGB conversion: take the ink values and convert here.
+            let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+            let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
+            func decompress(into destination: UnsafeMutableRawPointer, pitch: Int) throws(LoaderError) {
+                let rc = tjDecompress2(handle, base, size, destination.assumingMemoryBound(to: UInt8.self),
+                                       Int32(scaled.width), Int32(pitch), Int32(scaled.height),
+                                       Int32(pixelFormat.rawValue), flags)
+                // With TJFLAG_STOPONWARNING a warning stops the decode, and in 2.1 any
+                // warning also makes the call return -1, tjGetErrorCode reporting
+                // TJERR_WARNING rather than TJERR_FATAL. Both kinds are failures here.
+                guard rc == 0 else { throw .decode }
+                if isCMYK {
+                    Self.convertInvertedCMYKToRGBA(destination, width: scaled.width, height: scaled.height, pitch: pitch)
+                }
+            }
+
+            if scaled == fitted {
+                guard let image = DecodedImage(width: fitted.width, height: fitted.height,
+                                               sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+                else { throw .tooLarge } // DecodedImage refuses only absurd sizes
+                try decompress(into: image.pixels, pitch: image.stride)
+                return image
+            }
+
+            let pitch = scaled.width * 4
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: pitch * scaled.height, alignment: 16)
+            defer { buffer.deallocate() }
+            try decompress(into: buffer, pitch: pitch)
+            guard let image = DecodedImage(width: fitted.width, height: fitted.height,
+                                           sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+            else { throw .tooLarge } // DecodedImage refuses only absurd sizes
+            Resampler.downsample(source: buffer, width: scaled.width, height: scaled.height,
+                                 stride: pitch, into: image)
+            return image
+        }
+    }
+
+    /// Turns 4-byte CMYK pixels into opaque RGBA in place.
+    ///
+    /// Nearly every CMYK JPEG comes from Adobe software, which stores the inks
+    /// inverted (255 = no ink), as browsers assume too; then each colour is simply the
+    /// product of its stored value and the stored K. No colour management is applied.
+    private static func convertInvertedCMYKToRGBA(_ pixels: UnsafeMutableRawPointer, width: Int, height: Int, pitch: Int) {
+        for y in 0..<height {
+            let row = (pixels + y * pitch).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<width {
+                let key = UInt32(row[4 * x + 3])
+                for channel in 0..<3 {
+                    row[4 * x + channel] = UInt8((UInt32(row[4 * x + channel]) * key + 127) / 255)
+                }
+                row[4 * x + 3] = 255
+            }
+        }
+    }
+
+    private func readyHandle() throws(LoaderError) -> tjhandle {
+        if let handle { return handle }
+        guard let made = tjInitDecompress() else { throw .noMemory }
+        handle = made
+        return made
+    }
+
+    /// The smallest DCT-scaled size, no larger than the source, that covers `box` on
+    /// both sides. TurboJPEG rounds scaled sides up (its TJSCALED macro), as done here.
+    static func scaledSize(width: Int, height: Int, covering box: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        var best = (width: width, height: height)
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return best }
+        for factor in UnsafeBufferPointer(start: factors, count: Int(max(count, 0))) {
+            let numerator = Int(factor.num), denominator = Int(factor.denom)
+            guard numerator > 0, denominator > 0, numerator <= denominator else { continue }
+            let scaledWidth = (width * numerator + denominator - 1) / denominator
+            let scaledHeight = (height * numerator + denominator - 1) / denominator
+            if scaledWidth >= box.width && scaledHeight >= box.height && scaledWidth * scaledHeight < best.width * best.height {
+                best = (scaledWidth, scaledHeight)
+            }
+        }
+        return best
+    }
+}

@@ -1,0 +1,86 @@
+import CSpng
+
+/// Decodes PNG (every colour type, bit depth and interlacing) with libspng.
+///
+/// libspng expands everything to RGBA8, applying tRNS and reducing 16-bit samples to
+/// 8, so the resampler sees one pixel format. A libspng context holds one image's
+/// state, so each decode makes and frees its own; the type itself keeps nothing.
+public struct PNGDecoder {
+    /// Ancillary chunks (text, ICC profiles, ...) are kept in memory by libspng; these
+    /// bound what a hostile file can make it keep. Pixel data (IDAT) is streamed and
+    /// bounded by the image size check instead.
+    private static let maxChunkBytes = 4 << 20
+    private static let maxCachedChunkBytes = 16 << 20
+
+    public init() {}
+
+    public func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        guard let context = spng_ctx_new(0) else { throw .noMemory }
+        defer { spng_ctx_free(context) }
+
+        return try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .decode }
+            try check(spng_set_png_buffer(context, base, bytes.count))
+            // A side longer than the pixel budget can never pass the check below.
+            let maxSide = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
+            try check(spng_set_image_limits(context, maxSide, maxSide))
+            try check(spng_set_chunk_limits(context, Self.maxChunkBytes, Self.maxCachedChunkBytes))
+            // A corrupt file should fail, not decode into plausible-looking noise.
+            try check(spng_set_crc_action(context, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
+
+            var header = spng_ihdr()
+            try check(spng_get_ihdr(context, &header))
+            let sourceWidth = Int(header.width), sourceHeight = Int(header.height)
+            guard sourceWidth > 0, sourceHeight > 0 else { throw .decode }
+            // Both sides are below 2^31 (libspng checks), so the product fits in Int.
+            guard sourceWidth * sourceHeight <= limits.maxPixels else { throw .tooLarge }
+
+            let format = Int32(SPNG_FMT_RGBA8.rawValue)
+            var byteCount = 0
+            try check(spng_decoded_image_size(context, format, &byteCount))
+            guard case (let expected, false) = (sourceWidth * sourceHeight).multipliedReportingOverflow(by: 4),
+                  byteCount == expected
+            else { throw .decode }
+
+            let fitted = Resampler.fittedSize(width: sourceWidth, height: sourceHeight, in: target)
+            guard let image = DecodedImage(width: fitted.width, height: fitted.height,
+                                           sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+            else { throw .tooLarge } // DecodedImage refuses only absurd sizes
+            let flags = Int32(SPNG_DECODE_TRNS.rawValue)
+
+            if fitted.width == sourceWidth && fitted.height == sourceHeight {
+                try check(spng_decode_image(context, image.pixels, byteCount, format, flags))
+                try checkTrailingChunks(context)
+                return image
+            }
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
+            defer { buffer.deallocate() }
+            try check(spng_decode_image(context, buffer, byteCount, format, flags))
+            try checkTrailingChunks(context)
+            Resampler.downsample(source: buffer, width: sourceWidth, height: sourceHeight,
+                                 stride: sourceWidth * 4, into: image)
+            return image
+        }
+    }
+
+    /// libspng returns as soon as the zlib stream ends, before it has read the last
+    /// IDAT's CRC or anything after it; reading on to IEND makes a bad CRC or a cut-off
+    /// file an error, as PngSuite's xcsn0g01 expects.
+    private func checkTrailingChunks(_ context: OpaquePointer) throws(LoaderError) {
+        try check(spng_decode_chunks(context))
+    }
+
+    /// Maps a libspng return code to the loader's errors.
+    private func check(_ code: Int32) throws(LoaderError) {
+        switch code {
+        case 0:
+            return
+        case Int32(SPNG_EMEM.rawValue):
+            throw .noMemory
+        case Int32(SPNG_EUSER_WIDTH.rawValue), Int32(SPNG_EUSER_HEIGHT.rawValue):
+            throw .tooLarge
+        default:
+            throw .decode
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import CCurl
+import Synchronization
+
+/// What other threads ask of the network thread, handed over under one mutex.
+///
+/// Callers never touch curl handles: they append here and wake the thread with
+/// curl_multi_wakeup, the one multi call libcurl allows from any thread. The wake-up
+/// happens under the mutex and stops for good once `requestStop` ran, so the network
+/// thread may clean up the multi handle as soon as it sees the stop.
+final class CurlCommandQueue: Sendable {
+    struct Start: Sendable {
+        let id: TransferID
+        let request: DataRequest
+        let completion: @Sendable (TransferID, DataResponse) -> Void
+    }
+
+    /// Everything queued since the network thread last looked.
+    struct Batch {
+        var starts: [Start] = []
+        var cancels: Set<TransferID> = []
+        var isStopping = false
+    }
+
+    // @unchecked for the raw multi pointer: through it, other threads only ever call
+    // curl_multi_wakeup, and only under the mutex.
+    private struct State: @unchecked Sendable {
+        var pending = Batch()
+        /// nil once stopping: nobody may wake a multi handle that is being cleaned up.
+        var multiToWake: UnsafeMutableRawPointer?
+    }
+
+    private let state: Mutex<State>
+
+    init(multi: UnsafeMutableRawPointer) {
+        state = Mutex(State(multiToWake: multi))
+    }
+
+    /// Dropped silently after a stop: a stopped loader promises no more completions.
+    func enqueueStart(_ start: Start) {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            state.pending.starts.append(start)
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    func enqueueCancel(_ id: TransferID) {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            state.pending.cancels.insert(id)
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Asks the network thread to stop. Safe to call any number of times.
+    func requestStop() {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            state.pending.isStopping = true
+            curl_multi_wakeup(multi)
+            state.multiToWake = nil
+        }
+    }
+
+    /// Network thread: takes the queued commands. The stop flag stays set.
+    func take() -> Batch {
+        state.withLock { state in
+            let batch = state.pending
+            state.pending.starts = []
+            state.pending.cancels = []
+            return batch
+        }
+    }
+
+    /// Network thread, just before calling a completion: false when the transfer was
+    /// cancelled since the last `take`, or the loader is stopping. The check and the
+    /// cancel share the mutex, so a `cancel` that returned before it wins.
+    func mayComplete(_ id: TransferID) -> Bool {
+        state.withLock { state in
+            !state.pending.isStopping && !state.pending.cancels.contains(id)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import CCurl
+import Synchronization
+
+/// The default `DataLoading`: libcurl's multi interface on one network thread.
+///
+/// That thread owns the multi handle and every easy handle; `start` and `cancel` only
+/// queue a command and wake it. Keep-alive connections (and DNS answers) live in the
+/// multi handle's cache, so consecutive images from one host share a connection.
+/// Completions run on the network thread with no lock held; they may call `start`
+/// and `cancel`, and should hand heavy work (decoding) to another thread.
+public final class CurlDataLoader: DataLoading {
+    private let commands: CurlCommandQueue
+    private let thread: NativeThread
+    /// Serialises joins: NativeThread.join must run once, and every `shutdown` caller
+    /// must wait until the thread is gone before it may return.
+    private let joinGate = Mutex(())
+
+    /// `maxConcurrentTransfers` caps libcurl's connections, in total and per host; the
+    /// caller is expected to limit concurrency as well, so this is a safety net that
+    /// queues excess transfers inside libcurl rather than refusing them.
+    /// Returns nil when libcurl cannot be initialised or the thread cannot be made.
+    public init?(maxConcurrentTransfers: Int = 6) {
+        guard CurlGlobal.isInitialized, let multi = curl_multi_init() else { return nil }
+        let connections = max(1, maxConcurrentTransfers)
+        _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections)
+        _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections)
+        // Keep as many idle connections as may be busy at once, for reuse.
+        _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, connections)
+
+        let commands = CurlCommandQueue(multi: multi)
+        let loop = CurlTransferLoop(multi: multi, commands: commands)
+        guard let thread = NativeThread(name: "lazyimg-net", { loop.run() }) else {
+            curl_multi_cleanup(multi)
+            return nil
+        }
+        self.commands = commands
+        self.thread = thread
+    }
+
+    deinit {
+        // When the last reference is dropped inside a completion this runs on the
+        // network thread: the thread then stops by itself, unjoined.
+        shutdown()
+    }
+
+    /// Never blocks. After `shutdown` the request is dropped without a completion.
+    public func start(_ id: TransferID, _ request: DataRequest,
+                      completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
+        commands.enqueueStart(.init(id: id, request: request, completion: completion))
+    }
+
+    /// Never blocks. No completion follows for `id` once this returns, unless it was
+    /// already running; its connection is closed if the response was still arriving.
+    public func cancel(_ id: TransferID) {
+        commands.enqueueCancel(id)
+    }
+
+    /// Stops every transfer without completing it, waits for the network thread to
+    /// end and lets it clean up the multi handle. Idempotent and safe with transfers in
+    /// flight. Meant for other threads: called from a completion (on the network thread
+    /// itself) it cannot wait for its own thread, so it only stops the loop, which
+    /// completes nothing more once the current completion returns.
+    public func shutdown() {
+        commands.requestStop()
+        guard !thread.isCurrent else { return }
+        joinGate.withLock { _ in thread.join() }
+    }
+}

@@ -1,0 +1,28 @@
+import CCurl
+
+extension LoaderError {
+    /// The error a failed libcurl transfer (or setopt) reports to the loader.
+    /// HTTP statuses and our own size abort are decided by `CurlTransfer` before this.
+    init(curlCode code: CURLcode) {
+        switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+            self = .badURL
+        case CURLE_FILESIZE_EXCEEDED:
+            self = .tooLarge
+        case CURLE_FILE_COULDNT_READ_FILE, CURLE_READ_ERROR:
+            self = .io
+        case CURLE_OUT_OF_MEMORY:
+            self = .noMemory
+        case CURLE_TOO_MANY_REDIRECTS:
+            // A redirect loop is a broken route to the image, not an HTTP error
+            // answer: the header reserves LAZYIMG_E_HTTP for status >= 400. The last
+            // 3xx status still reaches the host through `httpStatus`.
+            self = .network
+        default:
+            // Timeouts, DNS, connect, TLS, resets, empty replies (GOT_NOTHING), bodies
+            // cut short (PARTIAL_FILE) and whatever else breaks a transfer off: the
+            // header's NETWORK is the promise that covers them all.
+            self = .network
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import LazyImgCore
+import XCTest
+
+/// Real-world files from ../shared/corpus (see its README.md files); each test skips
+/// when the corpus is absent.
+final class DecodingCorpusTests: XCTestCase {
+    private let limits = DecodeLimits()
+
+    private func files(in folder: String, extensions: Set<String>? = nil, recursive: Bool = false) throws -> [String] {
+        let root = try DecodingTestHelpers.corpus(folder)
+        let manager = FileManager.default
+        let names = recursive ? (manager.subpaths(atPath: root) ?? []) : ((try? manager.contentsOfDirectory(atPath: root)) ?? [])
+        return names.sorted().compactMap { name in
+            let path = root + "/" + name
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+            // Upstream license and readme texts and checksum lists sit beside the images.
+            if name.hasSuffix(".md") || name.hasSuffix("SHA256SUMS") || name.hasSuffix("LICENSE") { return nil }
+            if let extensions, !extensions.contains(String(name.split(separator: ".").last ?? "")) { return nil }
+            return path
+        }
+    }
+
+    func testEveryValidPngSuiteImageDecodes() throws {
+        // pngsuite/README.md: every .png here is valid (the corrupt x*.png files live
+        // in png-corrupt/), and all decode with Pillow.
+        let paths = try files(in: "pngsuite", extensions: ["png"])
+        XCTAssertGreaterThanOrEqual(paths.count, 160)
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            do {
+                let image = try ImageDecoder().decode(bytes, target: .original, limits: limits)
+                XCTAssertEqual([image.width, image.height], [image.sourceWidth, image.sourceHeight], path)
+                let thumb = try ImageDecoder().decode(bytes, target: TargetSize(width: 8, height: 8), limits: limits)
+                XCTAssertLessThanOrEqual(max(thumb.width, thumb.height), 8, path)
+            } catch {
+                XCTFail("\(path): \(error)")
+            }
+        }
+    }
+
+    func testEveryCorruptPngIsRefused() throws {
+        let paths = try files(in: "png-corrupt", extensions: ["png"])
+        XCTAssertEqual(paths.count, 14)
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            XCTAssertThrowsError(try ImageDecoder().decode(bytes, target: .original, limits: limits), path)
+        }
+    }
+
+    func testKnownBadFilesNeverCrash() throws {
+        // bad/README.md: some of these still decode (with or without warnings); the
+        // requirement is an image or a thrown LoaderError, never a crash or a hang.
+        let paths = try files(in: "bad", recursive: true)
+        XCTAssertGreaterThan(paths.count, 200)
+        var decoded = 0, failed = 0
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            for target in [TargetSize.original, TargetSize(width: 64, height: 64)] {
+                do {
+                    let image = try ImageDecoder().decode(bytes, target: target, limits: limits)
+                    XCTAssertGreaterThan(image.width * image.height, 0, path)
+                    decoded += 1
+                } catch {
+                    failed += 1
+                }
+            }
+        }
+        print("bad/: \(decoded) decodes succeeded, \(failed) failed")
+    }
+
+    func testJPEGFolderDecodesExceptDocumentedRefusals() throws {
+        let root = try DecodingTestHelpers.corpus("jpeg")
+        // jpeg/README.md lists what libjpeg-turbo 2.1.5 cannot decode: 12-bit and
+        // lossless (SOF3) JPEG. The last three decode elsewhere with libjpeg warnings
+        // (junk bytes before a marker, a short data segment); this decoder treats every
+        // warning as an error so truncated downloads are never cached as images.
+        var expectedRefusals: Set<String> = ["testorig12.jpg", "monkey12.jpg",
+                                             "jpeg-decoder/extraneous-data.jpg", "jpeg-decoder/mjpeg.jpg",
+                                             "jpeg-decoder/partial_progressive.jpg"]
+        for selection in 1...7 {
+            expectedRefusals.insert("jpeg-decoder/lossless/jpeg_lossless_sel\(selection).jpg")
+        }
+        let paths = try files(in: "jpeg", extensions: ["jpg", "jpeg"], recursive: true)
+        XCTAssertGreaterThan(paths.count, 80)
+        var refused: Set<String> = []
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            do {
+                let image = try ImageDecoder().decode(bytes, target: TargetSize(width: 100, height: 100), limits: limits)
+                XCTAssertLessThanOrEqual(max(image.width, image.height), 100, path)
+            } catch {
+                XCTAssertEqual(error, .decode, path)
+                refused.insert(String(path.dropFirst(root.count + 1)))
+            }
+        }
+        XCTAssertEqual(refused, expectedRefusals)
+    }
+
+    func testCMYKJPEGMatchesMozillaReference() throws {
+        // mozilla/*.png are the reference decodes Firefox's tests compare against.
+        let root = try DecodingTestHelpers.corpus("jpeg/mozilla")
+        for name in ["jpg-cmyk-1", "jpg-cmyk-2"] {
+            let decoder = ImageDecoder()
+            let image = try decoder.decode(try DecodingTestHelpers.read("\(root)/\(name).jpg"), target: .original, limits: limits)
+            let reference = try decoder.decode(try DecodingTestHelpers.read("\(root)/\(name).png"), target: .original, limits: limits)
+            XCTAssertEqual([image.width, image.height], [reference.width, reference.height], name)
+            var worst = 0
+            for y in 0..<min(image.height, reference.height) {
+                for (a, b) in zip(image.row(y), reference.row(y)) {
+                    worst = max(worst, abs(Int(a) - Int(b)))
+                }
+            }
+            print("\(name): max difference \(worst)")
+            XCTAssertLessThanOrEqual(worst, 3, name)
+        }
+    }
+
+    func testPhotosShrinkToThumbnails() throws {
+        // photos/: Kodak suite, 768x512 (some portrait 512x768) PNGs.
+        let paths = try files(in: "photos", extensions: ["png"])
+        XCTAssertEqual(paths.count, 24)
+        for path in paths.prefix(4) {
+            let image = try ImageDecoder().decode(try DecodingTestHelpers.read(path), target: TargetSize(width: 120, height: 120),
+                                                  limits: limits)
+            let landscape = image.sourceWidth > image.sourceHeight
+            XCTAssertEqual([image.width, image.height], landscape ? [120, 80] : [80, 120], path)
+        }
+    }
+}

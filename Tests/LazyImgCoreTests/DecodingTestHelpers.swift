@@ -1,0 +1,61 @@
+import LazyImgCore
+import XCTest
+
+/// Shared checks for the decoding tests.
+enum DecodingTestHelpers {
+    /// The largest difference of any channel of any pixel from `expected`.
+    static func maxDeviation(of image: DecodedImage, from expected: [UInt8]) -> Int {
+        var worst = 0
+        for y in 0..<image.height {
+            let row = image.row(y)
+            for x in 0..<image.width * 4 {
+                worst = max(worst, abs(Int(row[x]) - Int(expected[x % 4])))
+            }
+        }
+        return worst
+    }
+
+    /// The mean of each channel over the whole image.
+    static func meanColor(of image: DecodedImage) -> [Double] {
+        var sums = [Double](repeating: 0, count: 4)
+        for y in 0..<image.height {
+            let row = image.row(y)
+            for x in 0..<image.width * 4 {
+                sums[x % 4] += Double(row[x])
+            }
+        }
+        return sums.map { $0 / Double(image.width * image.height) }
+    }
+
+    /// Asserts that decoding throws exactly `expected`.
+    static func assertDecodeThrows(_ expected: LoaderError, _ bytes: [UInt8], target: TargetSize = .original,
+                                   limits: DecodeLimits = DecodeLimits(), _ message: String = "",
+                                   file: StaticString = #filePath, line: UInt = #line) {
+        do {
+            let image = try ImageDecoder().decode(bytes, target: target, limits: limits)
+            XCTFail("decoded \(image.width)x\(image.height), expected \(expected) \(message)", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error, expected, message, file: file, line: line)
+        }
+    }
+
+    /// `/work/shared/corpus`-style folder next to the package, or a skip when absent.
+    static func corpus(_ subfolder: String, file: StaticString = #filePath) throws -> String {
+        // Tests/LazyImgCoreTests/<file>.swift -> the package root -> ../shared/corpus
+        var parts = "\(file)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        let path = (parts + ["..", "shared", "corpus", Substring(subfolder)]).joined(separator: "/")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw XCTSkip("test corpus not found at \(path); it lives in ../shared/corpus next to the package")
+        }
+        return path
+    }
+
+    static func read(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw XCTSkip("cannot read \(path)")
+        }
+        return [UInt8](data)
+    }
+}

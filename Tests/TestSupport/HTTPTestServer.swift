@@ -1,0 +1,399 @@
+import Glibc
+import LazyImgCore
+
+/// A small real HTTP/1.1 server on 127.0.0.1 for tests of the network code.
+///
+/// One thread accepts, one thread per connection serves requests in order (keep-alive
+/// by default, GET only, request bodies ignored). Routes are registered by path; the
+/// counters and `waitFor…` methods let tests wait on events instead of sleeping.
+/// Idle connections close after `idleTimeoutSeconds`. Call `stop()` (in tearDown):
+/// it closes everything and joins every thread. Until then the threads keep the
+/// server alive, so a forgotten stop leaks a listener rather than crashing a thread
+/// that outlived its server.
+public final class HTTPTestServer: @unchecked Sendable {
+    // @unchecked: every mutable field below is guarded by `lock`.
+
+    /// How a response body is framed on the wire.
+    public enum Framing: Sendable {
+        /// An honest Content-Length; the connection stays open.
+        case contentLength
+        /// Transfer-Encoding: chunked, no Content-Length; the connection stays open.
+        case chunked
+        /// No length at all: the body ends when the server closes the connection.
+        case untilClose
+        /// Announces this Content-Length whatever the body's size, sends the body,
+        /// then closes: larger than the body means "closed mid-body".
+        case declaredLength(Int)
+    }
+
+    private enum Hold {
+        case none
+        /// Until `release(path)`, the client hangs up, or the server stops.
+        case gate
+        /// As `gate`, but also ends after this many milliseconds.
+        case delay(milliseconds: Int)
+    }
+
+    private struct Route {
+        var status: Int
+        var headers: [String]
+        var body: [UInt8]
+        var framing: Framing
+        var hold: Hold
+    }
+
+    public let port: Int
+    public let idleTimeoutSeconds = 5
+
+    private let listener: Int32
+    private let lock = Condition()
+    private var routes: [String: Route] = [:]
+    private var releasedPaths: Set<String> = []
+    private var hitsByPath: [String: Int] = [:]
+    private var recorded: [HTTPTestRequest] = []
+    private var accepted = 0
+    private var closed = 0
+    private var openConnections: Set<Int32> = []
+    /// Write ends of the pipes that held responses poll on, to wake them.
+    private var holdWakers: Set<Int32> = []
+    private var connectionThreads: [NativeThread] = []
+    private var acceptThread: NativeThread?
+    private var isStopping = false
+
+    public init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw TestSupportError.system(call: "socket", errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0  // ephemeral: the kernel picks a free port
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(listener, socketAddress, length) == 0
+                    && listen(listener, 64) == 0
+                    && getsockname(listener, socketAddress, &length) == 0
+            }
+        }
+        guard bound else {
+            let failure = errno
+            close(listener)
+            throw TestSupportError.system(call: "bind/listen", errno: failure)
+        }
+        self.listener = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        guard let thread = NativeThread(name: "test-http-accept", { self.acceptLoop() }) else {
+            close(listener)
+            throw TestSupportError.system(call: "pthread_create", errno: errno)
+        }
+        lock.locked { acceptThread = thread }
+    }
+
+    public func url(_ path: String) -> String {
+        "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)"
+    }
+
+    // MARK: Routes
+
+    public func serve(_ path: String, body: [UInt8], status: Int = 200,
+                      contentType: String = "application/octet-stream",
+                      framing: Framing = .contentLength, headers: [String] = []) {
+        addRoute(path, Route(status: status, headers: ["Content-Type: \(contentType)"] + headers,
+                             body: body, framing: framing, hold: .none))
+    }
+
+    /// Holds the whole response for `delayMilliseconds`, or until `release(path)`.
+    public func serveSlow(_ path: String, body: [UInt8], delayMilliseconds: Int, status: Int = 200) {
+        addRoute(path, Route(status: status, headers: ["Content-Type: application/octet-stream"],
+                             body: body, framing: .contentLength, hold: .delay(milliseconds: delayMilliseconds)))
+    }
+
+    /// Holds every response on `path` until `release(path)`; `waitForHits` tells when
+    /// a request has arrived and is being held.
+    public func serveGated(_ path: String, body: [UInt8], status: Int = 200) {
+        addRoute(path, Route(status: status, headers: ["Content-Type: application/octet-stream"],
+                             body: body, framing: .contentLength, hold: .gate))
+    }
+
+    /// Announces `body.count` bytes, sends the first `sentBytes`, then closes.
+    public func serveClosingMidBody(_ path: String, body: [UInt8], sentBytes: Int) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"],
+                             body: Array(body.prefix(sentBytes)), framing: .declaredLength(body.count), hold: .none))
+    }
+
+    public func redirect(_ path: String, to location: String, status: Int = 302) {
+        addRoute(path, Route(status: status, headers: ["Location: \(location)"], body: [],
+                             framing: .contentLength, hold: .none))
+    }
+
+    /// Lets held responses on `path` go, now and for later requests.
+    public func release(_ path: String) {
+        lock.locked {
+            releasedPaths.insert(path)
+            wakeHeldResponses()
+        }
+    }
+
+    // MARK: Observations
+
+    public func hits(_ path: String) -> Int {
+        lock.locked { hitsByPath[path, default: 0] }
+    }
+
+    public var totalHits: Int {
+        lock.locked { recorded.count }
+    }
+
+    public var connectionsAccepted: Int {
+        lock.locked { accepted }
+    }
+
+    public var connectionsClosed: Int {
+        lock.locked { closed }
+    }
+
+    /// Every request so far on `path`, oldest first.
+    public func requests(_ path: String) -> [HTTPTestRequest] {
+        lock.locked { recorded.filter { $0.path == path } }
+    }
+
+    /// Waits until `path` was requested `count` times; false on timeout.
+    public func waitForHits(_ path: String, count: Int, timeoutMilliseconds: Int) -> Bool {
+        waitUntil(timeoutMilliseconds: timeoutMilliseconds) { hitsByPath[path, default: 0] >= count }
+    }
+
+    /// Waits until `count` connections ended (closed by either side); false on timeout.
+    public func waitForClosedConnections(count: Int, timeoutMilliseconds: Int) -> Bool {
+        waitUntil(timeoutMilliseconds: timeoutMilliseconds) { closed >= count }
+    }
+
+    // MARK: Stopping
+
+    /// Closes the listener and every connection, ends held responses and joins all
+    /// threads. Idempotent.
+    public func stop() {
+        let accepter: NativeThread? = lock.locked {
+            guard !isStopping else { return nil }
+            isStopping = true
+            // Wakes accept() (EINVAL) and every blocked recv() (end of stream).
+            shutdown(listener, Int32(SHUT_RDWR))
+            for connection in openConnections {
+                shutdown(connection, Int32(SHUT_RDWR))
+            }
+            wakeHeldResponses()
+            lock.broadcast()
+            return acceptThread
+        }
+        guard let accepter else { return }
+        accepter.join()
+        // The accept loop adds no thread once it saw isStopping, so the list is final.
+        for thread in lock.locked({ connectionThreads }) {
+            thread.join()
+        }
+        close(listener)
+    }
+
+    // MARK: Internals
+
+    private func addRoute(_ path: String, _ route: Route) {
+        lock.locked { routes[path] = route }
+    }
+
+    private func waitUntil(timeoutMilliseconds: Int, _ isDone: () -> Bool) -> Bool {
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + Int64(timeoutMilliseconds)
+        return lock.locked {
+            while !isDone() {
+                let remaining = deadline - clock.nowMilliseconds
+                guard remaining > 0 else { return false }
+                _ = lock.wait(milliseconds: Int(remaining))
+            }
+            return true
+        }
+    }
+
+    /// With `lock` held.
+    private func wakeHeldResponses() {
+        var byte: UInt8 = 1
+        for waker in holdWakers {
+            _ = write(waker, &byte, 1)
+        }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let keepGoing: Bool = lock.locked {
+                guard !isStopping else {
+                    close(connection)
+                    return false
+                }
+                accepted += 1
+                openConnections.insert(connection)
+                if let thread = NativeThread(name: "test-http-conn", { self.serve(connection) }) {
+                    connectionThreads.append(thread)
+                } else {
+                    openConnections.remove(connection)
+                    close(connection)
+                    closed += 1
+                }
+                lock.broadcast()
+                return true
+            }
+            if !keepGoing { return }
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        var idle = timeval(tv_sec: idleTimeoutSeconds, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+        var pending: [UInt8] = []
+        while let request = readRequest(connection, &pending) {
+            let route: Route? = lock.locked {
+                hitsByPath[request.path, default: 0] += 1
+                recorded.append(request)
+                lock.broadcast()
+                return routes[request.path]
+            }
+            guard respond(connection, to: request, with: route) else { break }
+        }
+        lock.locked {
+            // Closed under the lock, so stop() never shuts down a recycled descriptor.
+            openConnections.remove(connection)
+            close(connection)
+            closed += 1
+            lock.broadcast()
+        }
+    }
+
+    /// Reads up to the end of the next request head; nil when the client closed, went
+    /// idle too long, or sent something too big to be a GET.
+    private func readRequest(_ connection: Int32, _ pending: inout [UInt8]) -> HTTPTestRequest? {
+        let terminator: [UInt8] = Array("\r\n\r\n".utf8)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = pending.firstRange(of: terminator) {
+                let head = Array(pending[..<end.lowerBound])
+                pending.removeSubrange(..<end.upperBound)
+                return HTTPTestRequest(head: head)
+            }
+            guard pending.count < 64 << 10 else { return nil }
+            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            pending.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Sends the response; false when the connection must close afterwards.
+    private func respond(_ connection: Int32, to request: HTTPTestRequest, with route: Route?) -> Bool {
+        guard let route else {
+            let notFound = Array("not found\n".utf8)
+            let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(notFound.count)\r\n\r\n"
+            return send(connection, Array(head.utf8) + notFound) && request.wantsKeepAlive
+        }
+        switch route.hold {
+        case .none:
+            break
+        case .gate:
+            guard hold(connection, path: request.path, milliseconds: nil) else { return false }
+        case .delay(let milliseconds):
+            guard hold(connection, path: request.path, milliseconds: milliseconds) else { return false }
+        }
+
+        var head = "HTTP/1.1 \(route.status) \(Self.reason(route.status))\r\n"
+        var keepAlive = request.wantsKeepAlive
+        switch route.framing {
+        case .contentLength:
+            head += "Content-Length: \(route.body.count)\r\n"
+        case .chunked:
+            head += "Transfer-Encoding: chunked\r\n"
+        case .untilClose:
+            keepAlive = false
+        case .declaredLength(let declared):
+            head += "Content-Length: \(declared)\r\n"
+            keepAlive = false
+        }
+        if !keepAlive { head += "Connection: close\r\n" }
+        for line in route.headers { head += line + "\r\n" }
+        head += "\r\n"
+
+        var wire = Array(head.utf8)
+        if case .chunked = route.framing {
+            var offset = 0
+            while offset < route.body.count {
+                let piece = route.body[offset..<min(offset + 16 << 10, route.body.count)]
+                wire += Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
+                offset += piece.count
+            }
+            wire += Array("0\r\n\r\n".utf8)
+        } else {
+            wire += route.body
+        }
+        return send(connection, wire) && keepAlive
+    }
+
+    /// Holds a response until released, `milliseconds` passed (nil = no limit), the
+    /// client hung up or the server stops. True when the response should be sent.
+    private func hold(_ connection: Int32, path: String, milliseconds: Int?) -> Bool {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return false }
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        let waiting: Bool = lock.locked {
+            guard !isStopping, !releasedPaths.contains(path) else { return false }
+            holdWakers.insert(ends[1])
+            return true
+        }
+        defer { lock.locked { _ = holdWakers.remove(ends[1]) } }
+        if waiting {
+            // POLLRDHUP (0x2000, Linux) reports the client's close while we hold, so a
+            // cancelled transfer's connection ends here at once, as it would in real life.
+            let readHangUp: Int16 = 0x2000
+            var fds = [pollfd(fd: connection, events: readHangUp, revents: 0),
+                       pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)]
+            let clock = MonotonicClock()
+            let deadline = milliseconds.map { clock.nowMilliseconds + Int64($0) }
+            while true {
+                let timeout = deadline.map { Int32(max(0, $0 - clock.nowMilliseconds)) } ?? -1
+                let ready = poll(&fds, 2, timeout)
+                if ready < 0 && errno == EINTR { continue }
+                if ready <= 0 { break }  // the delay passed
+                if fds[0].revents != 0 { return false }  // the client hung up
+                break  // released or stopping; the lock decides below
+            }
+        }
+        return lock.locked { !isStopping }
+    }
+
+    private func send(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0 && errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 307: "Temporary Redirect"
+        case 404: "Not Found"
+        case 500: "Internal Server Error"
+        default: "Status"
+        }
+    }
+}
