@@ -1,0 +1,75 @@
+# lazyimg: build, demo and tests.
+# `make demo` and `make test` work on a fresh Debian 12 machine with the Swift 6.3
+# toolchain on PATH; missing Debian packages are installed first (make deps).
+
+CONFIG   ?= debug
+SWIFT    ?= swift
+ifeq ($(origin CXX),default)
+CXX      := c++
+endif
+STRICT   := -Wall -Wextra -pedantic -Werror
+PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev
+
+# Where swift build puts liblazyimg.so.
+BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
+DEMO_SRC := examples-c/demo.c examples-c/image_server.c
+DEMO_HDR := examples-c/image_server.h include/lazyimg.h
+
+.PHONY: all deps build demo demo-bin run-demo test check-header check-header-c \
+        check-header-cxx check-symbols clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	    echo "deps: installing$$missing"; \
+	    $$sudo apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+# SwiftPM writes liblazyimg.so only; programs linked to it ask for its SONAME,
+# so add the liblazyimg.so.0 link, as ldconfig does on install.
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+	ln -sf liblazyimg.so $(BIN)/liblazyimg.so.0
+
+# The C example, linked against the freshly built library (rpath to it).
+demo-bin: build
+	@mkdir -p build
+	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c $(DEMO_SRC) -o build/demo \
+	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg -lturbojpeg -lpthread
+
+run-demo: demo-bin
+	./build/demo
+
+demo: run-demo
+
+check-header: check-header-c check-header-cxx
+
+check-header-c:
+	$(CC) -std=c99 $(STRICT) -fsyntax-only -Iinclude scripts/header-check.c
+
+check-header-cxx:
+	$(CXX) -std=c++11 $(STRICT) -fsyntax-only -Iinclude scripts/header-check.cpp
+
+check-symbols: build
+	scripts/check-symbols.sh $(BIN)/liblazyimg.so
+
+# XCTests first (a failure stops here), then the C-side checks, counted.
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo
+test: deps
+	$(SWIFT) build -c $(CONFIG) --build-tests
+	$(SWIFT) test -c $(CONFIG)
+	@passed=0; failed=0; \
+	for check in $(C_CHECKS); do \
+	    if $(MAKE) --no-print-directory $$check; then passed=$$((passed + 1)); \
+	    else failed=$$((failed + 1)); echo "C check failed: $$check"; fi; \
+	done; \
+	echo "$$passed passed, $$failed failed"; \
+	[ $$failed -eq 0 ]
+
+clean:
+	rm -rf .build build

@@ -1,0 +1,9 @@
+/* The public header must compile alone as C99 with every warning an error. */
+#include "lazyimg.h"
+
+int main(void)
+{
+    lazyimg_config cfg;
+    lazyimg_config_init(&cfg);
+    return cfg.struct_size == 0;
+}
