@@ -15,7 +15,7 @@ BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 
-.PHONY: all deps build demo demo-bin run-demo test check-header check-header-c \
+.PHONY: all deps build demo demo-bin run-demo bench-request test check-header check-header-c \
         check-header-cxx check-symbols clean
 
 all: build
@@ -46,6 +46,15 @@ run-demo: demo-bin
 	./build/demo
 
 demo: run-demo
+
+# What the per-frame calls cost on the host thread (release build; prints a table).
+bench-request:
+	$(MAKE) --no-print-directory CONFIG=release build
+	@mkdir -p build
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/image_server.c \
+	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
+	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg -lturbojpeg -lpthread
+	./build/bench_request
 
 check-header: check-header-c check-header-cxx
 

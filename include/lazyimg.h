@@ -216,8 +216,11 @@ size_t lazyimg_item_count(const lazyimg_loader *loader);
 
 /* Rows first .. first+count-1 are on screen (clamped to the list). Work for
  * rows outside the visible range plus the prefetch window (in the direction
- * of travel) is cancelled: their tickets end CANCELLED. While IDLE, the
- * loader starts the visible rows, then prefetches the window.
+ * of travel) is cancelled: their tickets end CANCELLED, their downloads stop.
+ * While IDLE the loader itself downloads the visible rows, then the prefetch
+ * window, whether or not they were requested yet (results go to the memory
+ * cache; only tickets get events). Until the first call every row counts as
+ * wanted and requests run in the order they came.
  * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
 lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, size_t count);
 
@@ -308,7 +311,9 @@ typedef struct lazyimg_stats {
     uint64_t requests;             /* lazyimg_request calls that got past validation */
     uint64_t memory_hits;          /* requests answered OK from memory */
     uint64_t downloads_started;    /* transfers handed to libcurl */
-    uint64_t downloads_coalesced;  /* tickets that joined an existing job */
+    uint64_t downloads_coalesced;  /* tickets that joined a download already
+                                      wanted by another ticket or by the
+                                      prefetcher, instead of starting one */
     uint64_t downloads_cancelled;  /* transfers stopped before they finished */
     uint64_t downloads_failed;     /* transfers that ended in an error */
     uint64_t deferred;             /* requests answered DEFERRED */
