@@ -14,7 +14,7 @@ extension ImageLoader {
         // A prefetch claim lapses when its row left the window or now shows another
         // URL (a new list); the prefetcher renews the claims it still wants.
         for (key, job) in s.jobs {
-            if let row = job.prefetchRow, !view.wants(row) || row >= s.rows.count || s.rows[row] != key.url {
+            if let row = job.prefetchRow, !view.wants(row) || row >= s.rows.count || s.rows[row] != key {
                 s.jobs[key]?.prefetchRow = nil
             }
         }
@@ -35,14 +35,13 @@ extension ImageLoader {
             for row in window.clamped(to: 0..<s.rows.count) {
                 guard scanned < Self.maxPrefetchScan else { return }
                 scanned += 1
-                guard let url = s.rows[row] else { continue }
-                let key = CacheKey(url: url, target: configuration.target)
+                guard let key = s.rows[row] else { continue }
                 if s.jobs[key] != nil {
                     if s.jobs[key]?.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
                     continue
                 }
-                guard s.cache.peek(key) == nil, URLCheck.isLoadable(url),
-                      s.failures.recentFailure(of: url, now: now) == nil
+                guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
+                      s.failures.recentFailure(of: key.url, now: now) == nil
                 else { continue }
                 var job = Job(id: s.makeID(), key: key)
                 job.prefetchRow = row

@@ -61,19 +61,21 @@ public final class ImageLoader: Sendable {
 
     /// Replaces the list. Outstanding tickets end cancelled; the cache stays.
     public func setItems(_ urls: [String?]) throws(LoaderError) {
+        let rows = keys(for: urls)
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
-            s.rows = urls
+            s.rows = rows
             _viewDidChange(in: &s)
         }
     }
 
     /// Appends the next page of rows.
     public func appendItems(_ urls: [String?]) throws(LoaderError) {
+        let rows = keys(for: urls)
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
-            s.rows.append(contentsOf: urls)
+            s.rows.append(contentsOf: rows)
             _viewDidChange(in: &s)
         }
     }
@@ -168,8 +170,13 @@ public final class ImageLoader: Sendable {
     private func _key(forRow row: Int, in s: LoaderState) throws(LoaderError) -> CacheKey {
         guard !s.isShuttingDown else { throw .shutdown }
         guard row >= 0, row < s.rows.count else { throw .outOfRange }
-        guard let url = s.rows[row] else { throw .noImage }
-        return CacheKey(url: url, target: configuration.target)
+        guard let key = s.rows[row] else { throw .noImage }
+        return key
+    }
+
+    /// Keys are made before taking the lock, once per row, when rows arrive.
+    private func keys(for urls: [String?]) -> [CacheKey?] {
+        urls.map { $0.map { CacheKey(url: $0, target: configuration.target) } }
     }
 
     // MARK: Stats and memory

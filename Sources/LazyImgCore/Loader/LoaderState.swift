@@ -1,6 +1,7 @@
 /// Everything a loader knows, guarded as one by the loader's mutex.
 struct LoaderState {
-    var rows: [String?] = []
+    /// One key per row (nil: no image), made once when the rows arrive.
+    var rows: [CacheKey?] = []
     var cache: MemoryCache
     var view: ViewState
     var failures: FailureRecords
