@@ -8,14 +8,14 @@ ifeq ($(origin CXX),default)
 CXX      := c++
 endif
 STRICT   := -Wall -Wextra -pedantic -Werror
-PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev
+PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev valgrind
 
 # Where swift build puts liblazyimg.so.
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 
-.PHONY: all deps build demo demo-bin run-demo bench-request test check-header check-header-c \
+.PHONY: all deps build demo demo-bin run-demo bench-request memcheck test check-header check-header-c \
         check-header-cxx check-symbols clean
 
 all: build
@@ -64,11 +64,15 @@ check-header-c:
 check-header-cxx:
 	$(CXX) -std=c++11 $(STRICT) -fsyntax-only -Iinclude scripts/header-check.cpp
 
+# The demo again under valgrind: no invalid access, no leak.
+memcheck: demo-bin
+	scripts/memcheck.sh $(BIN) ./build/demo
+
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
 # XCTests first (a failure stops here), then the C-side checks, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo memcheck
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
 	$(SWIFT) test -c $(CONFIG)
