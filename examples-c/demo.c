@@ -345,6 +345,9 @@ static void report_hits(struct demo *d, const lazyimg_stats *s)
 {
     unsigned distinct = 0, sum = 0, twice = 0;
     size_t row, other;
+    /* Read first: prefetch downloads may still arrive while we count, so the
+     * per-URL sum read afterwards can only be larger if every path is ours. */
+    unsigned total = image_server_total_hits(d->server);
     for (row = 0; row < ROWS; row++) {
         unsigned hits;
         if (d->urls[row] == NULL)
@@ -369,7 +372,7 @@ static void report_hits(struct demo *d, const lazyimg_stats *s)
            " loader started %" PRIu64 " downloads\n",
            sum, distinct, twice, s->downloads_started);
     expect(d, twice == 0, "%u URL(s) downloaded more than once", twice);
-    expect(d, sum == image_server_total_hits(d->server), "the server saw requests for other paths");
+    expect(d, sum >= total, "the server saw requests for other paths");
     expect(d, image_server_hits(d->server, "/img/1000.jpg") == 1,
            "/img/1000.jpg (rows 61 63 67 69) fetched %u times", image_server_hits(d->server, "/img/1000.jpg"));
     expect(d, image_server_hits(d->server, "/missing.jpg") == 1,
