@@ -1,11 +1,23 @@
-/// What identifies one decoded image: the URL and the box it was fitted to.
-/// Two lists with different cell sizes therefore keep separate entries.
+/// What identifies one decoded image: the URL and how it was decoded (box, fit mode,
+/// pixel format). Two lists with different cell sizes or layouts therefore keep
+/// separate entries.
 public struct CacheKey: Hashable, Sendable {
     public var url: String
-    public var target: TargetSize
+    public var options: DecodeOptions
 
-    public init(url: String, target: TargetSize) {
+    /// The box the image was decoded into.
+    public var target: TargetSize {
+        get { options.target }
+        set { options.target = newValue }
+    }
+
+    public init(url: String, options: DecodeOptions) {
         self.url = url
-        self.target = target
+        self.options = options
+    }
+
+    /// A key for an image fitted into `target` as straight RGBA.
+    public init(url: String, target: TargetSize) {
+        self.init(url: url, options: DecodeOptions(target: target))
     }
 }
