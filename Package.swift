@@ -42,7 +42,7 @@ let package = Package(
         // Test helpers: a loopback HTTP server and test-image encoders.
         .target(
             name: "TestSupport",
-            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif"],
+            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),

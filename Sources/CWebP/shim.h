@@ -5,4 +5,6 @@
  * WebPAnimDecoderNew, ...) import into Swift as they are. */
 #include <webp/decode.h>
 #include <webp/demux.h>
+/* The encoder, for the tests that generate WebP files. */
+#include <webp/encode.h>
 #endif
