@@ -118,7 +118,7 @@ public struct GIFDecoder: ImageDecoding {
             let result = line.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32(width)) }
             guard result == GIF_OK else { throw .decode }
             let y = top + row
-            guard y < canvasHeight else { continue }
+            guard y < canvasHeight, visibleColumns > 0 else { continue }
             let out = canvas + y * stride + left * 4
             for x in 0..<visibleColumns {
                 out.storeBytes(of: colours[Int(line[x])], toByteOffset: x * 4, as: UInt32.self)

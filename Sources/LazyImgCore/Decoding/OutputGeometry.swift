@@ -4,7 +4,7 @@
 /// Computed from the displayed (oriented) size, since the box is about what the user
 /// sees; `storedScaled` gives the same shrink in the file's own orientation, which is
 /// what a decoder's built-in scaling (JPEG DCT, libwebp) must cover.
-struct OutputGeometry: Equatable {
+struct OutputGeometry {
     /// The displayed image's size after shrinking, before the crop.
     let scaled: (width: Int, height: Int)
     /// The top-left corner of the kept rectangle inside `scaled`.
@@ -60,9 +60,5 @@ struct OutputGeometry: Equatable {
     /// Whether the shrunk image is the result as it is: upright and uncropped.
     var isPlainShrink: Bool {
         orientation == .up && scaled == output
-    }
-
-    static func == (a: OutputGeometry, b: OutputGeometry) -> Bool {
-        a.scaled == b.scaled && a.cropOrigin == b.cropOrigin && a.output == b.output && a.orientation == b.orientation
     }
 }
