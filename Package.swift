@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl"),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CSpng", pkgConfig: "spng"),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux"),
+        .systemLibrary(name: "CGif", pkgConfig: "libgif"),
         // What Glibc does not import into Swift (eventfd).
         .target(name: "CLazyImgSupport"),
         // The public header, so the ABI layer is compiled against the contract itself.
@@ -27,7 +29,7 @@ let package = Package(
         // The pure-Swift core: policy, caching, loading, decoding, delivery. No C ABI.
         .target(
             name: "LazyImgCore",
-            dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CLazyImgSupport"]
+            dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CWebP", "CGif", "CLazyImgSupport"]
         ),
         // The thin C ABI: validate, convert, forward.
         .target(
@@ -40,7 +42,7 @@ let package = Package(
         // Test helpers: a loopback HTTP server and test-image encoders.
         .target(
             name: "TestSupport",
-            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng"],
+            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),

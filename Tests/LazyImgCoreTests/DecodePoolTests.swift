@@ -44,7 +44,7 @@ private final class Recorder: @unchecked Sendable {
 
 /// A decoder that decodes nothing; its identity is what the tests look at.
 private final class FakeDecoder: ImageDecoding {
-    func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+    func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
         throw .unsupported
     }
 }

@@ -56,9 +56,10 @@ final class DecodingCorpusTests: XCTestCase {
         var decoded = 0, failed = 0
         for path in paths {
             let bytes = try DecodingTestHelpers.read(path)
-            for target in [TargetSize.original, TargetSize(width: 64, height: 64)] {
+            for options in [DecodeOptions(), DecodeOptions(target: TargetSize(width: 64, height: 64)),
+                            DecodeOptions(target: TargetSize(width: 40, height: 64), fit: .fill, format: .bgra8Premultiplied)] {
                 do {
-                    let image = try ImageDecoder().decode(bytes, target: target, limits: limits)
+                    let image = try ImageDecoder().decode(bytes, options: options, limits: limits)
                     XCTAssertGreaterThan(image.width * image.height, 0, path)
                     decoded += 1
                 } catch {
@@ -95,6 +96,23 @@ final class DecodingCorpusTests: XCTestCase {
             }
         }
         XCTAssertEqual(refused, expectedRefusals)
+    }
+
+    func testEveryGIFAndWebPFileDecodesOrThrows() throws {
+        // Everything in gif/ and webp/ (reference PNGs and text files included): an
+        // image or a LoaderError, never a crash, in both fit modes and pixel formats.
+        var paths = try files(in: "gif", recursive: true)
+        paths += try files(in: "webp", recursive: true)
+        XCTAssertGreaterThan(paths.count, 150)
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            for options in [DecodeOptions(), DecodeOptions(target: TargetSize(width: 33, height: 20), fit: .fill,
+                                                           format: .bgra8Premultiplied)] {
+                if let image = try? ImageDecoder().decode(bytes, options: options, limits: limits) {
+                    XCTAssertGreaterThan(image.width * image.height, 0, path)
+                }
+            }
+        }
     }
 
     func testCMYKJPEGMatchesMozillaReference() throws {

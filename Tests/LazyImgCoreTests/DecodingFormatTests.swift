@@ -24,15 +24,23 @@ final class DecodingFormatTests: XCTestCase {
         XCTAssertNil(ImageFormat(sniffing: Array("<html><body>".utf8)))
     }
 
-    func testOnlyJPEGAndPNGAreDecodable() {
-        XCTAssertTrue(ImageFormat.jpeg.isDecodable)
-        XCTAssertTrue(ImageFormat.png.isDecodable)
-        for format in [ImageFormat.gif, .webp, .bmp, .tiff, .heif, .avif] {
+    func testJPEGPNGGIFAndWebPAreDecodable() {
+        for format in [ImageFormat.jpeg, .png, .gif, .webp] {
+            XCTAssertTrue(format.isDecodable, "\(format)")
+        }
+        for format in [ImageFormat.bmp, .tiff, .heif, .avif] {
             XCTAssertFalse(format.isDecodable, "\(format)")
         }
     }
 
-    func testGarbageAndGIFAreUnsupported() {
+    func testSniffedFormatHasANameForMessages() {
+        let heif = [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0]
+        XCTAssertEqual(ImageFormat(sniffing: heif)?.name, "HEIF")
+        XCTAssertEqual(ImageFormat.webp.name, "WebP")
+        XCTAssertEqual(ImageFormat.gif.name, "GIF")
+    }
+
+    func testGarbageAndUndecodableFormatsAreUnsupported() {
         // A fixed pseudo-random byte string (a linear congruential sequence), so the
         // test is reproducible and starts with no known signature.
         var state: UInt32 = 12345
@@ -41,12 +49,18 @@ final class DecodingFormatTests: XCTestCase {
             return UInt8(truncatingIfNeeded: state >> 16)
         }
         XCTAssertNil(ImageFormat(sniffing: garbage))
-        let gif: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255, 0x3B]
+        let bmp: [UInt8] = Array("BM".utf8) + [0x36, 0, 0, 0, 0, 0, 0, 0]
         let decoder = ImageDecoder()
-        for (name, bytes) in [("garbage", garbage), ("gif", gif), ("empty", [])] {
+        for (name, bytes) in [("garbage", garbage), ("bmp", bmp), ("empty", [])] {
             XCTAssertThrowsError(try decoder.decode(bytes, target: .original, limits: DecodeLimits()), name) { error in
                 XCTAssertEqual(error as? LoaderError, .unsupported, name)
             }
         }
+    }
+
+    func testGIFWithoutAnImageIsADecodeError() {
+        // A screen descriptor with a 2-colour global palette, then the trailer.
+        let gif: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255, 0x3B]
+        DecodingTestHelpers.assertDecodeThrows(.decode, gif)
     }
 }

@@ -58,4 +58,25 @@ enum DecodingTestHelpers {
         }
         return [UInt8](data)
     }
+
+    /// What a corpus folder's README.md table says Pillow made of each file: the rows
+    /// reading "Pillow 13: ok WxH MODE frames=N", keyed by the path in the folder.
+    static func pillowExpectations(in folder: String) throws -> [(path: String, width: Int, height: Int, frames: Int)] {
+        let root = try corpus(folder)
+        guard let readme = FileManager.default.contents(atPath: root + "/README.md") else {
+            throw XCTSkip("no README.md in \(root)")
+        }
+        var rows: [(String, Int, Int, Int)] = []
+        for line in String(decoding: readme, as: UTF8.self).split(separator: "\n") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 3, cells[0].hasPrefix("`"), cells[2].hasPrefix("Pillow 13: ok ") else { continue }
+            let words = cells[2].dropFirst("Pillow 13: ok ".count).split(separator: " ")
+            let size = words.first?.split(separator: "x").compactMap { Int($0) } ?? []
+            guard size.count == 2, let framesWord = words.last(where: { $0.hasPrefix("frames=") }),
+                  let frames = Int(framesWord.dropFirst("frames=".count))
+            else { continue }
+            rows.append((String(cells[0].dropFirst().dropLast()), size[0], size[1], frames))
+        }
+        return rows
+    }
 }

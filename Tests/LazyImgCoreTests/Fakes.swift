@@ -47,7 +47,7 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
 
 /// "Decodes" bytes into a 1-row image as wide as the byte count; empty bytes are corrupt.
 struct WidthFromBytesDecoder: ImageDecoding {
-    func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+    func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
         guard !data.isEmpty else { throw .decode }
         guard let image = DecodedImage(width: data.count, height: 1, sourceWidth: data.count, sourceHeight: 1)
         else { throw .noMemory }

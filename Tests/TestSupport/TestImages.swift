@@ -10,6 +10,9 @@ public enum TestPattern: Sendable, Equatable {
     case gradient
     /// Squares of `cell` pixels alternating between two colours, `first` at (0, 0).
     case checkerboard(cell: Int, first: [UInt8], second: [UInt8])
+    /// The image cut into `columns` x `rows` equal cells, each a solid colour; `colours`
+    /// lists them row by row (so `.grid(columns: 3, rows: 1, ...)` is vertical thirds).
+    case grid(columns: Int, rows: Int, colours: [[UInt8]])
 
     /// 1-pixel black and white squares: the worst case for aliasing.
     public static let fineChecker = TestPattern.checkerboard(cell: 1, first: [0, 0, 0, 255], second: [255, 255, 255, 255])
@@ -26,6 +29,9 @@ public enum TestPattern: Sendable, Equatable {
         case let .checkerboard(cell, first, second):
             let size = max(cell, 1)
             return (x / size + y / size) % 2 == 0 ? first : second
+        case let .grid(columns, rows, colours):
+            let column = x * columns / max(width, 1), row = y * rows / max(height, 1)
+            return colours[row * columns + column]
         }
     }
 }

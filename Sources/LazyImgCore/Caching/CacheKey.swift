@@ -1,24 +1,33 @@
-/// What identifies one decoded image: the URL and the box it was fitted to.
-/// Two lists with different cell sizes therefore keep separate entries.
+/// What identifies one decoded image: the URL and how it was decoded (box, fit mode,
+/// pixel format). Two lists with different cell sizes or layouts therefore keep
+/// separate entries.
 ///
 /// The hash is computed once, when the key is made (the loader makes one per row
 /// when the list arrives), so a memory hit hashes one integer instead of the URL.
 public struct CacheKey: Hashable, Sendable {
     public let url: String
-    public let target: TargetSize
+    public let options: DecodeOptions
     private let precomputedHash: Int
 
-    public init(url: String, target: TargetSize) {
+    public init(url: String, options: DecodeOptions) {
         self.url = url
-        self.target = target
+        self.options = options
         var hasher = Hasher()
         hasher.combine(url)
-        hasher.combine(target)
+        hasher.combine(options)
         precomputedHash = hasher.finalize()
     }
 
+    /// A key for an image fitted into `target` as straight RGBA.
+    public init(url: String, target: TargetSize) {
+        self.init(url: url, options: DecodeOptions(target: target))
+    }
+
+    /// The box the image was decoded into.
+    public var target: TargetSize { options.target }
+
     public static func == (a: CacheKey, b: CacheKey) -> Bool {
-        a.precomputedHash == b.precomputedHash && a.target == b.target && a.url == b.url
+        a.precomputedHash == b.precomputedHash && a.options == b.options && a.url == b.url
     }
 
     public func hash(into hasher: inout Hasher) {

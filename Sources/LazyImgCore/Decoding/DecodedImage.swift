@@ -1,15 +1,23 @@
-/// A decoded image: RGBA8 with straight alpha, top row first, immutable once built.
+/// A decoded image, top row first, immutable once built.
 ///
 /// Its pixel buffer is owned by the object and freed when the last reference goes, so
 /// a host that holds a reference keeps valid pixels whatever the cache does.
 public final class DecodedImage: Sendable {
     public let width: Int
     public let height: Int
-    /// Bytes from one row to the next.
+    /// Bytes from one row to the next: row `y` starts at `pixels + y * stride`, and
+    /// `stride >= 4 * width` (any bytes past `4 * width` are padding, not pixels).
     public let stride: Int
-    /// The size encoded in the file, before downsampling.
+    /// The size the image is shown at before downsampling: the size in the file, with
+    /// the sides swapped when a JPEG's EXIF orientation turns it a quarter turn. So a
+    /// portrait photo stored sideways reports a portrait size, like its pixels.
     public let sourceWidth: Int
     public let sourceHeight: Int
+    /// The layout of each 4-byte pixel.
+    public let format: PixelFormat
+    /// Whether the file holds more frames than this one (an animated GIF or WebP);
+    /// the pixels are always the first frame.
+    public let isAnimated: Bool
     /// Written only by the decoder that made the image, before it is shared.
     nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer
 
@@ -18,7 +26,8 @@ public final class DecodedImage: Sendable {
 
     /// Allocates an uninitialised buffer of `stride * height` bytes.
     /// Returns nil when the size overflows or the allocation would be absurd.
-    public init?(width: Int, height: Int, stride: Int? = nil, sourceWidth: Int, sourceHeight: Int) {
+    public init?(width: Int, height: Int, stride: Int? = nil, sourceWidth: Int, sourceHeight: Int,
+                 format: PixelFormat = .rgba8, isAnimated: Bool = false) {
         let rowBytes = stride ?? width &* 4
         guard width > 0, height > 0, rowBytes >= width &* 4,
               case (let total, false) = rowBytes.multipliedReportingOverflow(by: height),
@@ -29,6 +38,8 @@ public final class DecodedImage: Sendable {
         self.stride = rowBytes
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
+        self.format = format
+        self.isAnimated = isAnimated
         self.pixels = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 16)
     }
 

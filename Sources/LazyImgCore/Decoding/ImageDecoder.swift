@@ -1,20 +1,29 @@
 /// The default `ImageDecoding`: recognises the format from the bytes and hands them
 /// to the decoder for it.
 ///
+/// `.unsupported` covers both unknown bytes and formats this build cannot decode; a
+/// caller that wants to say which can ask `ImageFormat(sniffing:)?.name`.
+///
 /// Not Sendable: it owns a TurboJPEG handle, so each decode thread makes its own.
 public final class ImageDecoder: ImageDecoding {
     private let jpeg = JPEGDecoder()
     private let png = PNGDecoder()
+    private let webp = WebPDecoder()
+    private let gif = GIFDecoder()
 
     public init() {}
 
-    public func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+    public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
         switch ImageFormat(sniffing: data) {
         case .jpeg:
-            return try jpeg.decode(data, target: target, limits: limits)
+            return try jpeg.decode(data, options: options, limits: limits)
         case .png:
-            return try png.decode(data, target: target, limits: limits)
-        default:
+            return try png.decode(data, options: options, limits: limits)
+        case .webp:
+            return try webp.decode(data, options: options, limits: limits)
+        case .gif:
+            return try gif.decode(data, options: options, limits: limits)
+        case .bmp, .tiff, .heif, .avif, nil:
             throw .unsupported
         }
     }

@@ -15,7 +15,24 @@ public enum ImageFormat: Sendable, Equatable {
 
     /// Whether this build has a decoder for the format.
     public var isDecodable: Bool {
-        self == .jpeg || self == .png
+        switch self {
+        case .jpeg, .png, .gif, .webp: true
+        case .bmp, .tiff, .heif, .avif: false
+        }
+    }
+
+    /// The format's usual name, for messages such as "unsupported image format: HEIF".
+    public var name: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .gif: "GIF"
+        case .webp: "WebP"
+        case .bmp: "BMP"
+        case .tiff: "TIFF"
+        case .heif: "HEIF"
+        case .avif: "AVIF"
+        }
     }
 
     /// Recognises a format from the first bytes of a file; nil when none matches.

@@ -9,7 +9,7 @@ import CTurboJPEG
 ///
 /// Holds one TurboJPEG handle, made on first use and reused: one instance belongs to
 /// one thread at a time.
-public final class JPEGDecoder {
+public final class JPEGDecoder: ImageDecoding {
     private var handle: tjhandle?
 
     public init() {}
@@ -20,7 +20,10 @@ public final class JPEGDecoder {
         }
     }
 
-    public func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+    /// Decodes at the smallest DCT scale that covers the asked size, then lets the
+    /// builder shrink, turn upright (EXIF orientation) and crop. `sourceWidth/Height`
+    /// of the result are the displayed size: swapped for a quarter-turned photo.
+    public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
         let handle = try readyHandle()
         return try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .decode }
@@ -33,12 +36,15 @@ public final class JPEGDecoder {
             // the subsampling complaint is forgiven.
             let unnamedSubsampling = headerResult != 0 && subsampling < 0
             guard headerResult == 0 || unnamedSubsampling, width > 0, height > 0 else { throw .decode }
-            let sourceWidth = Int(width), sourceHeight = Int(height)
+            let storedWidth = Int(width), storedHeight = Int(height)
             // JPEG sides are at most 65535, so this product cannot overflow.
-            guard sourceWidth * sourceHeight <= limits.maxPixels else { throw .tooLarge }
+            guard storedWidth * storedHeight <= limits.maxPixels else { throw .tooLarge }
 
-            let fitted = Resampler.fittedSize(width: sourceWidth, height: sourceHeight, in: target)
-            let scaled = Self.scaledSize(width: sourceWidth, height: sourceHeight, covering: fitted)
+            let orientation = Self.exifOrientation(in: bytes)
+            let displayed = orientation.displayed(width: storedWidth, height: storedHeight)
+            let geometry = OutputGeometry(displayedWidth: displayed.width, height: displayed.height,
+                                          orientation: orientation, options: options)
+            let scaled = Self.scaledSize(width: storedWidth, height: storedHeight, covering: geometry.storedScaled)
 
             // Any warning (truncated data, a corrupt scan) aborts the decode: a half-grey
             // image cached as a success would never be fetched again.
@@ -46,7 +52,10 @@ public final class JPEGDecoder {
             // libjpeg has no CMYK-to-RGB conversion: take the ink values and convert here.
             let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
             let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
-            func decompress(into destination: UnsafeMutableRawPointer, pitch: Int) throws(LoaderError) {
+            let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: displayed.width,
+                                              sourceHeight: displayed.height, isAnimated: false)
+            return try builder.build(decodedWidth: scaled.width, decodedHeight: scaled.height) {
+                (destination, pitch) throws(LoaderError) in
                 let rc = tjDecompress2(handle, base, size, destination.assumingMemoryBound(to: UInt8.self),
                                        Int32(scaled.width), Int32(pitch), Int32(scaled.height),
                                        Int32(pixelFormat.rawValue), flags)
@@ -58,25 +67,6 @@ public final class JPEGDecoder {
                     Self.convertInvertedCMYKToRGBA(destination, width: scaled.width, height: scaled.height, pitch: pitch)
                 }
             }
-
-            if scaled == fitted {
-                guard let image = DecodedImage(width: fitted.width, height: fitted.height,
-                                               sourceWidth: sourceWidth, sourceHeight: sourceHeight)
-                else { throw .tooLarge } // DecodedImage refuses only absurd sizes
-                try decompress(into: image.pixels, pitch: image.stride)
-                return image
-            }
-
-            let pitch = scaled.width * 4
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: pitch * scaled.height, alignment: 16)
-            defer { buffer.deallocate() }
-            try decompress(into: buffer, pitch: pitch)
-            guard let image = DecodedImage(width: fitted.width, height: fitted.height,
-                                           sourceWidth: sourceWidth, sourceHeight: sourceHeight)
-            else { throw .tooLarge } // DecodedImage refuses only absurd sizes
-            Resampler.downsample(source: buffer, width: scaled.width, height: scaled.height,
-                                 stride: pitch, into: image)
-            return image
         }
     }
 

@@ -5,7 +5,7 @@ import CSpng
 /// libspng expands everything to RGBA8, applying tRNS and reducing 16-bit samples to
 /// 8, so the resampler sees one pixel format. A libspng context holds one image's
 /// state, so each decode makes and frees its own; the type itself keeps nothing.
-public struct PNGDecoder {
+public struct PNGDecoder: ImageDecoding {
     /// Ancillary chunks (text, ICC profiles, ...) are kept in memory by libspng; these
     /// bound what a hostile file can make it keep. Pixel data (IDAT) is streamed and
     /// bounded by the image size check instead.
@@ -14,7 +14,7 @@ public struct PNGDecoder {
 
     public init() {}
 
-    public func decode(_ data: [UInt8], target: TargetSize, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+    public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
         guard let context = spng_ctx_new(0) else { throw .noMemory }
         defer { spng_ctx_free(context) }
 
@@ -42,24 +42,18 @@ public struct PNGDecoder {
                   byteCount == expected
             else { throw .decode }
 
-            let fitted = Resampler.fittedSize(width: sourceWidth, height: sourceHeight, in: target)
-            guard let image = DecodedImage(width: fitted.width, height: fitted.height,
-                                           sourceWidth: sourceWidth, sourceHeight: sourceHeight)
-            else { throw .tooLarge } // DecodedImage refuses only absurd sizes
+            let geometry = OutputGeometry(displayedWidth: sourceWidth, height: sourceHeight, orientation: .up,
+                                          options: options)
+            let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: sourceWidth,
+                                              sourceHeight: sourceHeight, isAnimated: false)
             let flags = Int32(SPNG_DECODE_TRNS.rawValue)
-
-            if fitted.width == sourceWidth && fitted.height == sourceHeight {
-                try check(spng_decode_image(context, image.pixels, byteCount, format, flags))
+            return try builder.build(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
+                (destination, stride) throws(LoaderError) in
+                // libspng writes rows back to back, which the builder's buffers are.
+                guard stride == sourceWidth * 4 else { throw .decode }
+                try check(spng_decode_image(context, destination, byteCount, format, flags))
                 try checkTrailingChunks(context)
-                return image
             }
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
-            defer { buffer.deallocate() }
-            try check(spng_decode_image(context, buffer, byteCount, format, flags))
-            try checkTrailingChunks(context)
-            Resampler.downsample(source: buffer, width: sourceWidth, height: sourceHeight,
-                                 stride: sourceWidth * 4, into: image)
-            return image
         }
     }
 

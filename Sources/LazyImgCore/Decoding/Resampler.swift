@@ -35,14 +35,20 @@ public enum Resampler {
     ///   - sourceStride: bytes from one source row to the next (>= 4 * width).
     static func downsample(source: UnsafeRawPointer, width sourceWidth: Int, height sourceHeight: Int,
                            stride sourceStride: Int, into output: DecodedImage) {
-        let outWidth = output.width
-        let outHeight = output.height
+        downsample(source: source, width: sourceWidth, height: sourceHeight, stride: sourceStride,
+                   into: output.pixels, width: output.width, height: output.height, stride: output.stride)
+    }
+
+    /// As above, into `outWidth` x `outHeight` pixels with rows `outStride` bytes apart.
+    static func downsample(source: UnsafeRawPointer, width sourceWidth: Int, height sourceHeight: Int,
+                           stride sourceStride: Int, into destination: UnsafeMutableRawPointer,
+                           width outWidth: Int, height outHeight: Int, stride outStride: Int) {
         guard sourceWidth > 0, sourceHeight > 0, outWidth <= sourceWidth, outHeight <= sourceHeight else {
             return
         }
         if outWidth == sourceWidth && outHeight == sourceHeight {
             for y in 0..<outHeight {
-                output.row(y).baseAddress?.copyMemory(from: source + y * sourceStride, byteCount: outWidth * 4)
+                (destination + y * outStride).copyMemory(from: source + y * sourceStride, byteCount: outWidth * 4)
             }
             return
         }
@@ -68,7 +74,7 @@ public enum Resampler {
                     accumulator[4 * x + 3] += alphaWeight
                 }
             }
-            let out = output.row(outY).bindMemory(to: UInt8.self)
+            let out = (destination + outY * outStride).assumingMemoryBound(to: UInt8.self)
             for outX in 0..<outWidth {
                 var red: Float = 0, green: Float = 0, blue: Float = 0, alpha: Float = 0
                 columns.forEachSource(of: outX) { sourceX, weight in
