@@ -41,11 +41,11 @@ extern "C" {
 /* The version this header describes. Compare with lazyimg_version_number()
  * at run time to detect a header/library mismatch. */
 #define LAZYIMG_VERSION_MAJOR 0
-#define LAZYIMG_VERSION_MINOR 1
+#define LAZYIMG_VERSION_MINOR 2
 #define LAZYIMG_VERSION_PATCH 0
-#define LAZYIMG_VERSION_STRING "0.1.0"
+#define LAZYIMG_VERSION_STRING "0.2.0"
 /* MAJOR * 1000000 + MINOR * 1000 + PATCH */
-#define LAZYIMG_VERSION_NUMBER 1000
+#define LAZYIMG_VERSION_NUMBER 2000
 
 /* The library's version as "MAJOR.MINOR.PATCH". Static storage, never NULL. */
 const char *lazyimg_version_string(void);
@@ -108,6 +108,41 @@ typedef enum lazyimg_delivery {
     LAZYIMG_DELIVERY_THREAD = 1
 } lazyimg_delivery;
 
+/* How an image meets the target box. */
+typedef enum lazyimg_fit {
+    LAZYIMG_FIT_INSIDE = 0, /* the whole image, inside the box, aspect kept */
+    LAZYIMG_FIT_FILL = 1    /* covers the box, centre-cropped to exactly the box;
+                               a source smaller than the box on a side is not
+                               upscaled: the largest centred crop with the
+                               box's aspect ratio. With a 0 box side: as INSIDE */
+} lazyimg_fit;
+
+/* The layout of each 4-byte pixel. */
+typedef enum lazyimg_pixel_format {
+    LAZYIMG_PIXEL_RGBA8 = 0,                /* R,G,B,A bytes; straight alpha */
+    LAZYIMG_PIXEL_BGRA8_PREMULTIPLIED = 1   /* B,G,R,A bytes; colour multiplied
+                                               by alpha (Cairo ARGB32 on little-
+                                               endian, Skia N32, most compositors) */
+} lazyimg_pixel_format;
+
+/* What the loader hands out. */
+typedef enum lazyimg_output {
+    LAZYIMG_OUTPUT_PIXELS = 0,  /* decoded, downsampled pixels */
+    LAZYIMG_OUTPUT_ENCODED = 1  /* the file's bytes as downloaded, once they are
+                                   recognised as an image (for a host's own
+                                   decoder, or a terminal protocol taking PNG);
+                                   cached and coalesced like pixels */
+} lazyimg_output;
+
+/* An encoded image's format, sniffed from its bytes. */
+typedef enum lazyimg_codec {
+    LAZYIMG_CODEC_UNKNOWN = 0,
+    LAZYIMG_CODEC_JPEG = 1,
+    LAZYIMG_CODEC_PNG = 2,
+    LAZYIMG_CODEC_GIF = 3,
+    LAZYIMG_CODEC_WEBP = 4
+} lazyimg_codec;
+
 typedef enum lazyimg_event_type {
     LAZYIMG_EVENT_IMAGE = 1,    /* ev->image holds the decoded image */
     LAZYIMG_EVENT_FAILED = 2,   /* ev->status says why (LAZYIMG_E_CANCELLED too) */
@@ -134,6 +169,11 @@ typedef struct lazyimg_event {
     const char *url;            /* borrowed: valid only during the callback */
     lazyimg_image *image;       /* borrowed: valid only during the callback;
                                    retain it to keep it. NULL unless IMAGE. */
+    /* Since 0.2.0: */
+    const char *message;        /* borrowed: valid only during the callback. Why
+                                   it failed, with what the status alone cannot
+                                   say ("HTTP status 404", "unsupported image
+                                   format: HEIF"); "" for IMAGE. Never NULL. */
 } lazyimg_event;
 
 /* The event callback. `ev` is borrowed for the duration of the call. It is
@@ -172,6 +212,10 @@ typedef struct lazyimg_config {
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default */
+    /* Since 0.2.0: */
+    lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
+    lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
+    lazyimg_output output;         /* default LAZYIMG_OUTPUT_PIXELS */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -270,17 +314,33 @@ lazyimg_status lazyimg_cancel(lazyimg_loader *loader, uint64_t ticket);
 lazyimg_image *lazyimg_image_retain(lazyimg_image *image);
 /* Drops a reference; NULL is accepted. */
 void lazyimg_image_release(lazyimg_image *image);
-/* Size in pixels after downsampling; 0 for NULL. */
+/* Size in pixels after downsampling; 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_width(const lazyimg_image *image);
 uint32_t lazyimg_image_height(const lazyimg_image *image);
-/* Bytes from one row to the next (>= 4 * width); 0 for NULL. */
+/* Bytes from one row to the next (>= 4 * width; bytes past 4 * width are
+ * padding); 0 for NULL and for encoded images. */
 size_t lazyimg_image_stride(const lazyimg_image *image);
-/* Borrowed: RGBA8, straight (not premultiplied) alpha, top row first, rows
- * `stride` bytes apart; valid while a reference is held. NULL for NULL. */
+/* Borrowed: the pixels, top row first, rows `stride` bytes apart, in the
+ * layout lazyimg_image_pixel_format says (the loader's pixel_format); valid
+ * while a reference is held. NULL for NULL and for encoded images. */
 const uint8_t *lazyimg_image_pixels(const lazyimg_image *image);
-/* The size encoded in the file, before downsampling; 0 for NULL. */
+/* The layout of the pixels; LAZYIMG_PIXEL_RGBA8 for NULL. */
+lazyimg_pixel_format lazyimg_image_pixel_format(const lazyimg_image *image);
+/* The size the image is shown at before downsampling: the size in the file,
+ * with the sides swapped when a JPEG's EXIF orientation turns it a quarter
+ * turn (pixels are always upright). 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_source_width(const lazyimg_image *image);
 uint32_t lazyimg_image_source_height(const lazyimg_image *image);
+/* 1 when the file holds more frames (animated GIF or WebP; the pixels are the
+ * first frame), else 0. */
+int lazyimg_image_is_animated(const lazyimg_image *image);
+/* LAZYIMG_OUTPUT_ENCODED loaders: borrowed pointer to the file's bytes, valid
+ * while a reference is held, and their count in *out_size (may be NULL).
+ * NULL (and *out_size 0) for NULL and for decoded images. */
+const uint8_t *lazyimg_image_encoded_data(const lazyimg_image *image, size_t *out_size);
+/* The encoded file's format; LAZYIMG_CODEC_UNKNOWN for NULL and for decoded
+ * images. */
+lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
 
 /* ----------------------------------------------------------------- events */
 

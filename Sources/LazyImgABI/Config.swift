@@ -15,6 +15,9 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.max_response_bytes = 32 << 20
     c.max_pixels = 50_000_000
     c.retry_after_ms = 2_000
+    c.fit = LAZYIMG_FIT_INSIDE
+    c.pixel_format = LAZYIMG_PIXEL_RGBA8
+    c.output = LAZYIMG_OUTPUT_PIXELS
     cfg.pointee = c
 }
 
@@ -47,6 +50,21 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     default: throw .invalidArgument
     }
     config.target = TargetSize(width: Int(c.target_width), height: Int(c.target_height))
+    switch c.fit {
+    case LAZYIMG_FIT_INSIDE: config.fit = .fit
+    case LAZYIMG_FIT_FILL: config.fit = .fill
+    default: throw .invalidArgument
+    }
+    switch c.pixel_format {
+    case LAZYIMG_PIXEL_RGBA8: config.pixelFormat = .rgba8
+    case LAZYIMG_PIXEL_BGRA8_PREMULTIPLIED: config.pixelFormat = .bgra8Premultiplied
+    default: throw .invalidArgument
+    }
+    switch c.output {
+    case LAZYIMG_OUTPUT_PIXELS: config.output = .pixels
+    case LAZYIMG_OUTPUT_ENCODED: config.output = .encoded
+    default: throw .invalidArgument
+    }
     config.memoryCacheBytes = Int(clamping: c.memory_cache_bytes)
     guard c.max_concurrent_downloads <= 64 else { throw .invalidArgument }
     config.maxConcurrentDownloads = c.max_concurrent_downloads == 0 ? 6 : Int(c.max_concurrent_downloads)

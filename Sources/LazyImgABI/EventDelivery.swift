@@ -29,8 +29,11 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
     withExtendedLifetime(image) {
         ev.image = image.map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
         event.url.withCString { url in
-            ev.url = url
-            function(callback.userData, &ev)
+            event.message.withCString { message in
+                ev.url = url
+                ev.message = message
+                function(callback.userData, &ev)
+            }
         }
     }
 }

@@ -41,7 +41,43 @@ public func lazyimg_image_stride(_ pointer: OpaquePointer?) -> Int {
 
 @_cdecl("lazyimg_image_pixels")
 public func lazyimg_image_pixels(_ pointer: OpaquePointer?) -> UnsafePointer<UInt8>? {
-    pointer.map { UnsafePointer(image($0).takeUnretainedValue().pixels.assumingMemoryBound(to: UInt8.self)) }
+    guard let decoded = pointer.map({ image($0).takeUnretainedValue() }), decoded.encoded == nil else { return nil }
+    return UnsafePointer(decoded.pixels.assumingMemoryBound(to: UInt8.self))
+}
+
+@_cdecl("lazyimg_image_pixel_format")
+public func lazyimg_image_pixel_format(_ pointer: OpaquePointer?) -> lazyimg_pixel_format {
+    switch pointer.map({ image($0).takeUnretainedValue().format }) {
+    case .bgra8Premultiplied: LAZYIMG_PIXEL_BGRA8_PREMULTIPLIED
+    case .rgba8, nil: LAZYIMG_PIXEL_RGBA8
+    }
+}
+
+@_cdecl("lazyimg_image_is_animated")
+public func lazyimg_image_is_animated(_ pointer: OpaquePointer?) -> Int32 {
+    pointer.map { image($0).takeUnretainedValue().isAnimated ? 1 : 0 } ?? 0
+}
+
+@_cdecl("lazyimg_image_encoded_data")
+public func lazyimg_image_encoded_data(_ pointer: OpaquePointer?,
+                                       _ outSize: UnsafeMutablePointer<Int>?) -> UnsafePointer<UInt8>? {
+    outSize?.pointee = 0
+    guard let pointer else { return nil }
+    let loaded = image(pointer).takeUnretainedValue()
+    guard let bytes = loaded.encoded else { return nil }
+    outSize?.pointee = bytes.count
+    return bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+}
+
+@_cdecl("lazyimg_image_codec")
+public func lazyimg_image_codec(_ pointer: OpaquePointer?) -> lazyimg_codec {
+    switch pointer.flatMap({ image($0).takeUnretainedValue().codec }) {
+    case .jpeg: LAZYIMG_CODEC_JPEG
+    case .png: LAZYIMG_CODEC_PNG
+    case .gif: LAZYIMG_CODEC_GIF
+    case .webp: LAZYIMG_CODEC_WEBP
+    default: LAZYIMG_CODEC_UNKNOWN
+    }
 }
 
 @_cdecl("lazyimg_image_source_width")

@@ -56,7 +56,8 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
 
 @_cdecl("lazyimg_version_string")
 public func lazyimg_version_string() -> UnsafePointer<CChar> {
-    cString("0.1.0")
+    // Must match LAZYIMG_VERSION_STRING in the header (a test checks).
+    cString("0.2.0")
 }
 
 @_cdecl("lazyimg_version_number")

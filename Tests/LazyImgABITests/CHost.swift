@@ -14,6 +14,7 @@ struct ReceivedEvent: Sendable {
     var width: UInt32
     var height: UInt32
     var structSize: UInt32
+    var message: String
 }
 
 /// Plays the C host: owns a loader made through the C API and records its events.
@@ -34,7 +35,8 @@ final class CHost: @unchecked Sendable {
             let event = ReceivedEvent(
                 type: e.type, row: e.row, ticket: e.ticket, status: e.status, httpStatus: e.http_status,
                 source: e.source, url: e.url.map { String(cString: $0) } ?? "",
-                width: lazyimg_image_width(e.image), height: lazyimg_image_height(e.image), structSize: e.struct_size)
+                width: lazyimg_image_width(e.image), height: lazyimg_image_height(e.image), structSize: e.struct_size,
+                message: e.message.map { String(cString: $0) } ?? "<NULL>")
             host.received.withLock { $0.append(event) }
             host.onEvent?(host, event)
         }

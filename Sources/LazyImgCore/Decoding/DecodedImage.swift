@@ -1,7 +1,8 @@
-/// A decoded image, top row first, immutable once built.
+/// A loaded image, immutable once built: decoded pixels, top row first, or (for a
+/// loader that hands out encoded files) the file's bytes as downloaded.
 ///
-/// Its pixel buffer is owned by the object and freed when the last reference goes, so
-/// a host that holds a reference keeps valid pixels whatever the cache does.
+/// Its buffer is owned by the object and freed when the last reference goes, so a
+/// host that holds a reference keeps valid data whatever the cache does.
 public final class DecodedImage: Sendable {
     public let width: Int
     public let height: Int
@@ -18,11 +19,20 @@ public final class DecodedImage: Sendable {
     /// Whether the file holds more frames than this one (an animated GIF or WebP);
     /// the pixels are always the first frame.
     public let isAnimated: Bool
-    /// Written only by the decoder that made the image, before it is shared.
+    /// The pixels, or an encoded image's file bytes. Written only by whoever made the
+    /// image, before it is shared.
     nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer
+    /// The encoded file's format, sniffed from its bytes; nil when this holds pixels.
+    public let codec: ImageFormat?
+    private let encodedCount: Int
 
-    /// The bytes the pixel buffer holds; what the memory cache counts.
-    public var byteCount: Int { stride * height }
+    /// The bytes the image holds; what the memory cache counts.
+    public var byteCount: Int { codec == nil ? stride * height : encodedCount }
+
+    /// An encoded image's file bytes; nil when this holds pixels.
+    public var encoded: UnsafeRawBufferPointer? {
+        codec == nil ? nil : UnsafeRawBufferPointer(start: pixels, count: encodedCount)
+    }
 
     /// Allocates an uninitialised buffer of `stride * height` bytes.
     /// Returns nil when the size overflows or the allocation would be absurd.
@@ -41,6 +51,27 @@ public final class DecodedImage: Sendable {
         self.format = format
         self.isAnimated = isAnimated
         self.pixels = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 16)
+        self.codec = nil
+        self.encodedCount = 0
+    }
+
+    /// An encoded image: a copy of the file's bytes, no pixels, no size (the host
+    /// decodes it).
+    public init(encoded bytes: [UInt8], codec: ImageFormat) {
+        width = 0
+        height = 0
+        stride = 0
+        sourceWidth = 0
+        sourceHeight = 0
+        format = .rgba8
+        isAnimated = false
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
+        bytes.withUnsafeBytes { source in
+            if let start = source.baseAddress { storage.copyMemory(from: start, byteCount: source.count) }
+        }
+        pixels = storage
+        encodedCount = bytes.count
+        self.codec = codec
     }
 
     deinit {

@@ -18,6 +18,9 @@ public struct LoaderEvent: Sendable {
     public var outcome: Outcome
     /// The last HTTP status seen; 0 when there was none.
     public var httpStatus: Int
+    /// Why it failed, in words, with what is known beyond the error code (the HTTP
+    /// status, the sniffed format); empty for images.
+    public var message: String = ""
 }
 
 /// How events reach the host.

@@ -8,57 +8,66 @@ extension ImageLoader {
             s.downloading -= 1
             s.stats.bytesDownloaded += UInt64(response.bytesReceived)
             switch response.result {
+            case .success(let bytes) where configuration.output == .encoded:
+                // The host decodes: hand out the file once its bytes say it is an image.
+                let result: Result<DecodedImage, LoaderError> = ImageFormat(sniffing: bytes)
+                    .map { .success(DecodedImage(encoded: bytes, codec: $0)) } ?? .failure(.unsupported)
+                _finishJob(job.id, key, result, httpStatus: response.httpStatus, bytes: bytes, in: &s)
             case .success(let bytes):
                 s.jobs[key]?.phase = .decoding
-                let target = configuration.target
+                let options = configuration.decodeOptions
                 let limits = DecodeLimits(maxPixels: configuration.maxPixels)
                 let httpStatus = response.httpStatus
                 let submitted = decodePool.submit(priority: job.rank(in: s.view)) { [weak self] decoder in
                     let result: Result<DecodedImage, LoaderError>
                     do throws(LoaderError) {
-                        result = .success(try decoder.decode(bytes, target: target, limits: limits))
+                        result = .success(try decoder.decode(bytes, options: options, limits: limits))
                     } catch {
                         result = .failure(error)
                     }
-                    self?.decodeDidComplete(jobID: job.id, key: key, result, httpStatus: httpStatus)
+                    self?.state.withLock { s in
+                        self?._finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, in: &s)
+                    }
                 }
                 // Refused only once shutdown began, which has ended every ticket already.
                 if !submitted { s.jobs[key] = nil }
             case .failure(let error):
                 s.stats.downloadsFailed += 1
-                _fail(key, error, httpStatus: response.httpStatus, in: &s)
+                _fail(key, error, httpStatus: response.httpStatus,
+                      message: FailureMessage.describe(error, bytes: nil), in: &s)
             }
             _pump(in: &s)
         }
     }
 
-    func decodeDidComplete(jobID: UInt64, key: CacheKey, _ result: Result<DecodedImage, LoaderError>,
-                           httpStatus: Int) {
-        state.withLock { s in
-            switch result {
-            case .success(let image):
-                s.stats.imagesDecoded += 1
-                // Even for a job cancelled meanwhile: the work is done, keep it.
-                s.cache.insert(image, for: key)
-                guard let job = s.jobs[key], job.id == jobID else { return }
-                s.jobs[key] = nil
-                for id in job.tickets.keys.sorted() {
-                    _finish(id, .image(image, .network), httpStatus: httpStatus, in: &s)
-                }
-            case .failure(let error):
-                guard let job = s.jobs[key], job.id == jobID else { return }
-                _fail(key, error, httpStatus: httpStatus, in: &s)
+    /// A job's image is ready (or could not be made from its bytes): cache it and
+    /// answer every ticket.
+    func _finishJob(_ jobID: UInt64, _ key: CacheKey, _ result: Result<DecodedImage, LoaderError>,
+                    httpStatus: Int, bytes: [UInt8], in s: inout LoaderState) {
+        switch result {
+        case .success(let image):
+            if image.encoded == nil { s.stats.imagesDecoded += 1 }
+            // Even for a job cancelled meanwhile: the work is done, keep it.
+            s.cache.insert(image, for: key)
+            guard let job = s.jobs[key], job.id == jobID else { return }
+            s.jobs[key] = nil
+            for id in job.tickets.keys.sorted() {
+                _finish(id, .image(image, .network), httpStatus: httpStatus, in: &s)
             }
+        case .failure(let error):
+            guard let job = s.jobs[key], job.id == jobID else { return }
+            _fail(key, error, httpStatus: httpStatus, message: FailureMessage.describe(error, bytes: bytes), in: &s)
         }
     }
 
     /// Ends every ticket of the job with `error` and remembers the failure, so the URL
     /// answers at once for a while and is then tried again.
-    private func _fail(_ key: CacheKey, _ error: LoaderError, httpStatus: Int, in s: inout LoaderState) {
+    private func _fail(_ key: CacheKey, _ error: LoaderError, httpStatus: Int, message: String,
+                       in s: inout LoaderState) {
         guard let job = s.jobs.removeValue(forKey: key) else { return }
         s.failures.record(key.url, error: error, httpStatus: httpStatus, now: clock.nowMilliseconds)
         for id in job.tickets.keys.sorted() {
-            _finish(id, .failed(error), httpStatus: httpStatus, in: &s)
+            _finish(id, .failed(error), httpStatus: httpStatus, message: message, in: &s)
         }
     }
 }

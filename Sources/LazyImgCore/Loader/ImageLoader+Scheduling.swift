@@ -87,7 +87,7 @@ extension ImageLoader {
     /// Ends a live ticket with CANCELLED and lets go of its job if nothing else wants it.
     func _cancelTicket(_ id: UInt64, in s: inout LoaderState) {
         guard let ticket = s.tickets[id] else { return }
-        _finish(id, .failed(.cancelled), httpStatus: 0, in: &s)
+        _finish(id, .failed(.cancelled), httpStatus: 0, message: "cancelled", in: &s)
         s.jobs[ticket.key]?.tickets[id] = nil
         if let job = s.jobs[ticket.key], !job.isWanted {
             _dropJob(ticket.key, in: &s)
@@ -107,9 +107,10 @@ extension ImageLoader {
     }
 
     /// Queues the one event of ticket `id` and retires the ticket.
-    func _finish(_ id: UInt64, _ outcome: LoaderEvent.Outcome, httpStatus: Int, in s: inout LoaderState) {
+    func _finish(_ id: UInt64, _ outcome: LoaderEvent.Outcome, httpStatus: Int, message: String = "",
+                 in s: inout LoaderState) {
         guard let ticket = s.tickets.removeValue(forKey: id) else { return }
         delivery.push(LoaderEvent(ticket: id, row: ticket.row, url: ticket.key.url,
-                                  outcome: outcome, httpStatus: httpStatus))
+                                  outcome: outcome, httpStatus: httpStatus, message: message))
     }
 }

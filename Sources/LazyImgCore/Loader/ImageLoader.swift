@@ -151,7 +151,7 @@ public final class ImageLoader: Sendable {
     public func lookup(url: String) throws(LoaderError) -> DecodedImage? {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
-            return s.cache.image(for: CacheKey(url: url, target: configuration.target))
+            return s.cache.image(for: CacheKey(url: url, options: configuration.decodeOptions))
         }
     }
 
@@ -176,7 +176,7 @@ public final class ImageLoader: Sendable {
 
     /// Keys are made before taking the lock, once per row, when rows arrive.
     private func keys(for urls: [String?]) -> [CacheKey?] {
-        urls.map { $0.map { CacheKey(url: $0, target: configuration.target) } }
+        urls.map { $0.map { CacheKey(url: $0, options: configuration.decodeOptions) } }
     }
 
     // MARK: Stats and memory

@@ -3,6 +3,12 @@ public struct LoaderConfiguration: Sendable {
     public var delivery: DeliveryMode = .host
     /// Images are fitted into this box; `.original` keeps the file's size.
     public var target: TargetSize = .original
+    /// Inside the box, or covering it and cropped to exactly the box.
+    public var fit: FitMode = .fit
+    public var pixelFormat: PixelFormat = .rgba8
+    /// Decoded pixels, or the encoded file as downloaded (for hosts with their own
+    /// decoder, or a terminal protocol that takes PNG).
+    public var output: ImageOutput = .pixels
     public var memoryCacheBytes = 64 << 20
     public var maxConcurrentDownloads = 6
     /// Rows past the visible range to prefetch; nil = one screen (the visible count).
@@ -20,9 +26,20 @@ public struct LoaderConfiguration: Sendable {
 
     public init() {}
 
+    /// How every image of this loader is decoded; part of each cache key.
+    public var decodeOptions: DecodeOptions {
+        DecodeOptions(target: target, fit: fit, format: pixelFormat)
+    }
+
     public static var defaultDecodeThreads: Int {
         max(1, min(4, Int(sysconfCores())))
     }
+}
+
+/// What a loader hands out.
+public enum ImageOutput: Sendable, Equatable {
+    case pixels
+    case encoded
 }
 
 import Glibc
