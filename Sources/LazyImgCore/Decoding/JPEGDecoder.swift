@@ -74,8 +74,9 @@ public final class JPEGDecoder {
             guard let image = DecodedImage(width: fitted.width, height: fitted.height,
                                            sourceWidth: sourceWidth, sourceHeight: sourceHeight)
             else { throw .tooLarge } // DecodedImage refuses only absurd sizes
+            // TurboJPEG fills RGBA's alpha with 255, and the CMYK conversion does too.
             Resampler.downsample(source: buffer, width: scaled.width, height: scaled.height,
-                                 stride: pitch, into: image)
+                                 stride: pitch, opaque: true, into: image)
             return image
         }
     }

@@ -58,9 +58,21 @@ public struct PNGDecoder {
             try check(spng_decode_image(context, buffer, byteCount, format, flags))
             try checkTrailingChunks(context)
             Resampler.downsample(source: buffer, width: sourceWidth, height: sourceHeight,
-                                 stride: sourceWidth * 4, into: image)
+                                 stride: sourceWidth * 4, opaque: isOpaque(context, header), into: image)
             return image
         }
+    }
+
+    /// Whether every decoded alpha is 255: no alpha channel and no tRNS chunk (which
+    /// must come before the image data, so libspng has read it by now).
+    private func isOpaque(_ context: OpaquePointer, _ header: spng_ihdr) -> Bool {
+        let colorType = Int32(header.color_type)
+        guard colorType == Int32(SPNG_COLOR_TYPE_GRAYSCALE.rawValue)
+                || colorType == Int32(SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
+                || colorType == Int32(SPNG_COLOR_TYPE_INDEXED.rawValue)
+        else { return false }
+        var transparency = spng_trns()
+        return spng_get_trns(context, &transparency) != 0
     }
 
     /// libspng returns as soon as the zlib stream ends, before it has read the last
