@@ -104,7 +104,7 @@ row() { # format, label, value, reference, note
 lazy_jpeg=$(median lazyimg jpeg); pillow_jpeg=$(median pillow jpeg); djpeg_jpeg=$(median djpeg jpeg)
 lazy_png=$(median lazyimg png); pillow_png=$(median pillow png)
 
-echo "decode benchmark: ${#pngs[@]} Kodak photos 768x512 -> 128x128 box, 1 thread ($pinning), median of $rounds rounds"
+echo "decode benchmark: ${#pngs[@]} Kodak photos 768x512 (6 portrait) -> 128x128 box, 1 thread ($pinning), median of $rounds rounds"
 printf "%-7s %-20s %10s   %9s\n" format decoder thumbs/s "vs Pillow"
 row JPEG lazyimg "$lazy_jpeg" "$pillow_jpeg" ""
 row JPEG "Pillow draft+thumb" "$pillow_jpeg" "$pillow_jpeg" ""
