@@ -15,7 +15,7 @@ BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 
-.PHONY: all deps build demo demo-bin run-demo bench-request memcheck test check-header check-header-c \
+.PHONY: all deps build demo demo-bin run-demo bench-request bench-decode memcheck test check-header check-header-c \
         check-header-cxx check-symbols clean
 
 all: build
@@ -55,6 +55,11 @@ bench-request:
 	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
 	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg -lturbojpeg -lpthread
 	./build/bench_request
+
+# Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
+# ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).
+bench-decode:
+	scripts/bench-decode.sh
 
 check-header: check-header-c check-header-cxx
 

@@ -13,6 +13,7 @@ let package = Package(
     name: "lazyimg",
     products: [
         .library(name: "lazyimg", type: .dynamic, targets: ["LazyImgABI"]),
+        .executable(name: "lazyimg-bench", targets: ["lazyimg-bench"]),
     ],
     targets: [
         // System C libraries, each behind a module map and a shim header.
@@ -37,6 +38,12 @@ let package = Package(
             dependencies: ["LazyImgCore", "CLazyImgHeader"],
             exclude: ["lazyimg.map"],
             linkerSettings: [.unsafeFlags(abiLinkerFlags)]
+        ),
+
+        // The decode benchmark (scripts/bench-decode.sh runs it beside djpeg and Pillow).
+        .executableTarget(
+            name: "lazyimg-bench",
+            dependencies: ["LazyImgCore", "CTurboJPEG"]
         ),
 
         // Test helpers: a loopback HTTP server and test-image encoders.

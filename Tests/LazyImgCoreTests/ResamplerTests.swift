@@ -28,12 +28,13 @@ final class ResamplerTests: XCTestCase {
         (makeRGBA(width: width, height: height, pattern: pattern), width, height)
     }
 
-    private func shrink(_ source: (pixels: [UInt8], width: Int, height: Int), to width: Int, _ height: Int) throws -> DecodedImage {
+    private func shrink(_ source: (pixels: [UInt8], width: Int, height: Int), to width: Int, _ height: Int,
+                        opaque: Bool = false) throws -> DecodedImage {
         let output = try XCTUnwrap(DecodedImage(width: width, height: height, sourceWidth: source.width, sourceHeight: source.height))
         source.pixels.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             Resampler.downsample(source: base, width: source.width, height: source.height,
-                                 stride: source.width * 4, into: output)
+                                 stride: source.width * 4, opaque: opaque, into: output)
         }
         return output
     }
@@ -82,5 +83,26 @@ final class ResamplerTests: XCTestCase {
         for x in 1..<37 {
             XCTAssertGreaterThan(row[4 * x], row[4 * (x - 1)], "column \(x)")
         }
+    }
+
+    func testOpaqueShortcutMatchesThePremultipliedPath() throws {
+        // The opaque path skips premultiplying and takes four pixels per step (odd
+        // widths leave a tail); on opaque input it must give the same pixels.
+        let cases: [(source: (pixels: [UInt8], width: Int, height: Int), width: Int, height: Int)] = [
+            (image(70, 35, pattern: .checkerboard(cell: 1, first: [240, 20, 100, 255], second: [20, 240, 60, 255])), 30, 15),
+            (image(1001, 10, pattern: .gradient), 37, 3),
+            (image(64, 48, pattern: .fineChecker), 16, 12),
+        ]
+        for (source, width, height) in cases {
+            let general = try shrink(source, to: width, height)
+            let opaque = try shrink(source, to: width, height, opaque: true)
+            for y in 0..<height {
+                for (a, b) in zip(general.row(y), opaque.row(y)) {
+                    XCTAssertLessThanOrEqual(abs(Int(a) - Int(b)), 1, "\(source.width)x\(source.height) row \(y)")
+                }
+            }
+        }
+        let grey = try shrink(image(64, 48, pattern: .fineChecker), to: 16, 12, opaque: true)
+        XCTAssertEqual(DecodingTestHelpers.maxDeviation(of: grey, from: [128, 128, 128, 255]), 0)
     }
 }

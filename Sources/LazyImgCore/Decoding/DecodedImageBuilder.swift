@@ -13,6 +13,9 @@ struct DecodedImageBuilder {
     let sourceWidth: Int
     let sourceHeight: Int
     let isAnimated: Bool
+    /// Every alpha the codec produces is 255 (JPEG; PNG without alpha or tRNS): the
+    /// resampler then skips premultiplying and runs four channels per step.
+    var opaque = false
 
     /// Allocates a `decodedWidth` x `decodedHeight` RGBA8 buffer, lets `decode` fill it
     /// (rows `stride` bytes apart), and makes the result from it.
@@ -45,7 +48,7 @@ struct DecodedImageBuilder {
             // Also copies rows when no shrink is needed.
             let image = try makeImage(geometry.output, format: format)
             Resampler.downsample(source: decoded.pixels, width: decoded.width, height: decoded.height,
-                                 stride: decoded.stride, into: image)
+                                 stride: decoded.stride, opaque: opaque, into: image)
             Self.convert(image, to: format)
             return image
         }
@@ -53,7 +56,7 @@ struct DecodedImageBuilder {
         if decoded.width != stored.width || decoded.height != stored.height {
             shrunk = try makeImage(stored, format: .rgba8)
             Resampler.downsample(source: decoded.pixels, width: decoded.width, height: decoded.height,
-                                 stride: decoded.stride, into: shrunk)
+                                 stride: decoded.stride, opaque: opaque, into: shrunk)
         }
         let image = try makeImage(geometry.output, format: format)
         copyUprightCrop(from: shrunk, into: image)

@@ -52,8 +52,9 @@ public final class JPEGDecoder: ImageDecoding {
             // libjpeg has no CMYK-to-RGB conversion: take the ink values and convert here.
             let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
             let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
+            // TurboJPEG fills RGBA's alpha with 255, and the CMYK conversion does too.
             let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: displayed.width,
-                                              sourceHeight: displayed.height, isAnimated: false)
+                                              sourceHeight: displayed.height, isAnimated: false, opaque: true)
             return try builder.build(decodedWidth: scaled.width, decodedHeight: scaled.height) {
                 (destination, pitch) throws(LoaderError) in
                 let rc = tjDecompress2(handle, base, size, destination.assumingMemoryBound(to: UInt8.self),

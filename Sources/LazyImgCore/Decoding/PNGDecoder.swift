@@ -45,7 +45,8 @@ public struct PNGDecoder: ImageDecoding {
             let geometry = OutputGeometry(displayedWidth: sourceWidth, height: sourceHeight, orientation: .up,
                                           options: options)
             let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: sourceWidth,
-                                              sourceHeight: sourceHeight, isAnimated: false)
+                                              sourceHeight: sourceHeight, isAnimated: false,
+                                              opaque: isOpaque(context, header))
             let flags = Int32(SPNG_DECODE_TRNS.rawValue)
             return try builder.build(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
                 (destination, stride) throws(LoaderError) in
@@ -55,6 +56,18 @@ public struct PNGDecoder: ImageDecoding {
                 try checkTrailingChunks(context)
             }
         }
+    }
+
+    /// Whether every decoded alpha is 255: no alpha channel and no tRNS chunk (which
+    /// comes before the image data; libspng reads up to the first IDAT to answer).
+    private func isOpaque(_ context: OpaquePointer, _ header: spng_ihdr) -> Bool {
+        let colorType = Int32(header.color_type)
+        guard colorType == Int32(SPNG_COLOR_TYPE_GRAYSCALE.rawValue)
+                || colorType == Int32(SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
+                || colorType == Int32(SPNG_COLOR_TYPE_INDEXED.rawValue)
+        else { return false }
+        var transparency = spng_trns()
+        return spng_get_trns(context, &transparency) != 0
     }
 
     /// libspng returns as soon as the zlib stream ends, before it has read the last

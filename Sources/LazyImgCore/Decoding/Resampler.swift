@@ -33,15 +33,18 @@ public enum Resampler {
     /// - Parameters:
     ///   - source: the first byte of the top source row.
     ///   - sourceStride: bytes from one source row to the next (>= 4 * width).
+    ///   - opaque: every source alpha is 255 (JPEG, PNG without alpha or tRNS). Then
+    ///     premultiplying changes nothing, and skipping it lets the vertical pass,
+    ///     where nearly all the time goes, handle four pixels per step.
     static func downsample(source: UnsafeRawPointer, width sourceWidth: Int, height sourceHeight: Int,
-                           stride sourceStride: Int, into output: DecodedImage) {
-        downsample(source: source, width: sourceWidth, height: sourceHeight, stride: sourceStride,
+                           stride sourceStride: Int, opaque: Bool = false, into output: DecodedImage) {
+        downsample(source: source, width: sourceWidth, height: sourceHeight, stride: sourceStride, opaque: opaque,
                    into: output.pixels, width: output.width, height: output.height, stride: output.stride)
     }
 
     /// As above, into `outWidth` x `outHeight` pixels with rows `outStride` bytes apart.
     static func downsample(source: UnsafeRawPointer, width sourceWidth: Int, height sourceHeight: Int,
-                           stride sourceStride: Int, into destination: UnsafeMutableRawPointer,
+                           stride sourceStride: Int, opaque: Bool = false, into destination: UnsafeMutableRawPointer,
                            width outWidth: Int, height outHeight: Int, stride outStride: Int) {
         guard sourceWidth > 0, sourceHeight > 0, outWidth <= sourceWidth, outHeight <= sourceHeight else {
             return
@@ -55,38 +58,40 @@ public enum Resampler {
 
         let columns = CoverageTable(sourceCount: sourceWidth, outputCount: outWidth)
         let rows = CoverageTable(sourceCount: sourceHeight, outputCount: outHeight)
-        // One source-width row of premultiplied (r*a, g*a, b*a, a) sums, reused for
-        // every output row: the vertical pass accumulates into it, the horizontal pass
-        // reads it.
-        let accumulator = UnsafeMutablePointer<Float>.allocate(capacity: sourceWidth * 4)
+        // One source-width row of (r*a, g*a, b*a, a) sums (plain (r, g, b, a) when
+        // opaque), reused for every output row: the vertical pass accumulates into it,
+        // the horizontal pass reads it.
+        let accumulator = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: sourceWidth)
         defer { accumulator.deallocate() }
 
         for outY in 0..<outHeight {
-            accumulator.initialize(repeating: 0, count: sourceWidth * 4)
+            accumulator.initialize(repeating: .zero, count: sourceWidth)
             rows.forEachSource(of: outY) { sourceY, weight in
-                let pixels = (source + sourceY * sourceStride).assumingMemoryBound(to: UInt8.self)
-                for x in 0..<sourceWidth {
-                    let alpha = Float(pixels[4 * x + 3])
-                    let alphaWeight = alpha * weight
-                    accumulator[4 * x] += Float(pixels[4 * x]) * alphaWeight
-                    accumulator[4 * x + 1] += Float(pixels[4 * x + 1]) * alphaWeight
-                    accumulator[4 * x + 2] += Float(pixels[4 * x + 2]) * alphaWeight
-                    accumulator[4 * x + 3] += alphaWeight
+                let pixels = source + sourceY * sourceStride
+                if opaque {
+                    accumulateOpaqueRow(pixels, count: sourceWidth, weight: weight, into: accumulator)
+                } else {
+                    accumulatePremultipliedRow(pixels, count: sourceWidth, weight: weight, into: accumulator)
                 }
             }
             let out = (destination + outY * outStride).assumingMemoryBound(to: UInt8.self)
             for outX in 0..<outWidth {
-                var red: Float = 0, green: Float = 0, blue: Float = 0, alpha: Float = 0
+                var sum = SIMD4<Float>.zero
                 columns.forEachSource(of: outX) { sourceX, weight in
-                    red += accumulator[4 * sourceX] * weight
-                    green += accumulator[4 * sourceX + 1] * weight
-                    blue += accumulator[4 * sourceX + 2] * weight
-                    alpha += accumulator[4 * sourceX + 3] * weight
+                    sum += accumulator[sourceX] * weight
+                }
+                let alpha = sum[3]
+                if opaque {
+                    out[4 * outX] = quantize(sum[0])
+                    out[4 * outX + 1] = quantize(sum[1])
+                    out[4 * outX + 2] = quantize(sum[2])
+                    out[4 * outX + 3] = 255
+                    continue
                 }
                 if alpha > 0 {
-                    out[4 * outX] = quantize(red / alpha)
-                    out[4 * outX + 1] = quantize(green / alpha)
-                    out[4 * outX + 2] = quantize(blue / alpha)
+                    out[4 * outX] = quantize(sum[0] / alpha)
+                    out[4 * outX + 1] = quantize(sum[1] / alpha)
+                    out[4 * outX + 2] = quantize(sum[2] / alpha)
                 } else {
                     out[4 * outX] = 0
                     out[4 * outX + 1] = 0
@@ -95,6 +100,44 @@ public enum Resampler {
                 out[4 * outX + 3] = quantize(alpha)
             }
         }
+    }
+
+    /// Adds `weight` times each pixel of an RGBA8 row, premultiplied by its alpha.
+    @inline(__always)
+    private static func accumulatePremultipliedRow(_ pixels: UnsafeRawPointer, count: Int, weight: Float,
+                                                   into accumulator: UnsafeMutablePointer<SIMD4<Float>>) {
+        for x in 0..<count {
+            let pixel = pixelValue(pixels, x)
+            let alphaWeight = pixel[3] * weight
+            accumulator[x] += pixel * SIMD4(alphaWeight, alphaWeight, alphaWeight, weight)
+        }
+    }
+
+    /// Adds `weight` times each pixel of an opaque RGBA8 row, four pixels at a time.
+    @inline(__always)
+    private static func accumulateOpaqueRow(_ pixels: UnsafeRawPointer, count: Int, weight: Float,
+                                            into accumulator: UnsafeMutablePointer<SIMD4<Float>>) {
+        let sums = UnsafeMutableRawPointer(accumulator)
+        var x = 0
+        while x + 4 <= count {
+            let bytes = pixels.loadUnaligned(fromByteOffset: 4 * x, as: SIMD16<UInt8>.self)
+            let values = SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: bytes))
+            let offset = x * MemoryLayout<SIMD4<Float>>.stride
+            let sum = sums.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self) + values * weight
+            sums.storeBytes(of: sum, toByteOffset: offset, as: SIMD16<Float>.self)
+            x += 4
+        }
+        while x < count {
+            accumulator[x] += pixelValue(pixels, x) * weight
+            x += 1
+        }
+    }
+
+    /// Pixel `x` of an RGBA8 row as four floats.
+    @inline(__always)
+    private static func pixelValue(_ row: UnsafeRawPointer, _ x: Int) -> SIMD4<Float> {
+        let bytes = row.loadUnaligned(fromByteOffset: 4 * x, as: SIMD4<UInt8>.self)
+        return SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: bytes))
     }
 
     /// Rounds to the nearest byte; sums of weights that drift past 255 are clamped.
@@ -144,9 +187,13 @@ struct CoverageTable {
 
     @inline(__always)
     func forEachSource(of output: Int, _ body: (_ source: Int, _ weight: Float) -> Void) {
-        let first = firstSource[output]
-        for index in weightStart[output]..<weightStart[output + 1] {
-            body(first + index - weightStart[output], weights[index])
+        var source = firstSource[output]
+        let range = weightStart[output]..<weightStart[output + 1]
+        weights.withUnsafeBufferPointer { weights in
+            for index in range {
+                body(source, weights[index])
+                source &+= 1
+            }
         }
     }
 }
