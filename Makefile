@@ -8,7 +8,7 @@ ifeq ($(origin CXX),default)
 CXX      := c++
 endif
 STRICT   := -Wall -Wextra -pedantic -Werror
-PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev valgrind
+PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind
 
 # Where swift build puts liblazyimg.so.
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
