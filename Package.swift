@@ -46,10 +46,15 @@ let package = Package(
             dependencies: ["LazyImgCore", "CTurboJPEG"]
         ),
 
-        // Test helpers: a loopback HTTP server and test-image encoders.
+        // libpng, for tests only: the second decoder PNG pixels are checked against,
+        // behind a small C function because libpng reports errors by longjmp.
+        .systemLibrary(name: "CPng", path: "Tests/CPng", pkgConfig: "libpng"),
+        .target(name: "CPngReference", dependencies: ["CPng"], path: "Tests/CPngReference"),
+
+        // Test helpers: a loopback HTTP server, test-image encoders, reference decoders.
         .target(
             name: "TestSupport",
-            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP"],
+            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP", "CPngReference"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),

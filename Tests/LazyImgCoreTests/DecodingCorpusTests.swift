@@ -1,4 +1,5 @@
 import LazyImgCore
+import TestSupport
 import XCTest
 
 /// Real-world files from ../shared/corpus (see its README.md files); each test skips
@@ -37,6 +38,45 @@ final class DecodingCorpusTests: XCTestCase {
                 XCTFail("\(path): \(error)")
             }
         }
+    }
+
+    func testEveryValidPngSuiteImageMatchesLibpngByteForByte() throws {
+        // The reference is libpng 1.6 (PNGReference), not libspng checking itself: both
+        // expand palette, low bit depths and tRNS, keep the high byte of 16-bit samples
+        // and ignore gAMA, cHRM, sRGB, iCCP, sBIT and bKGD, so every pixel must agree.
+        let paths = try files(in: "pngsuite", extensions: ["png"])
+        XCTAssertGreaterThanOrEqual(paths.count, 160)
+        var compared = 0
+        for path in paths {
+            let bytes = try DecodingTestHelpers.read(path)
+            guard let reference = PNGReference(decoding: bytes) else {
+                XCTFail("\(path): libpng refused it")
+                continue
+            }
+            let image: DecodedImage
+            do {
+                image = try ImageDecoder().decode(bytes, options: DecodeOptions(), limits: limits)
+            } catch {
+                XCTFail("\(path): \(error)")
+                continue
+            }
+            guard [image.width, image.height] == [reference.width, reference.height] else {
+                XCTFail("\(path): \(image.width)x\(image.height), libpng \(reference.width)x\(reference.height)")
+                continue
+            }
+            let rowBytes = image.width * 4
+            let firstDifference = (0..<image.height).lazy.compactMap { y -> String? in
+                let row = image.row(y)
+                guard let x = (0..<rowBytes).first(where: { row[$0] != reference.pixels[y * rowBytes + $0] }) else {
+                    return nil
+                }
+                return "pixel (\(x / 4), \(y)) channel \(x % 4): \(row[x]), libpng \(reference.pixels[y * rowBytes + x])"
+            }.first
+            XCTAssertNil(firstDifference, path)
+            compared += 1
+        }
+        print("pngsuite: \(compared) images compared with libpng")
+        XCTAssertEqual(compared, paths.count)
     }
 
     func testEveryCorruptPngIsRefused() throws {
