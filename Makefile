@@ -15,7 +15,7 @@ BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 
-.PHONY: all deps build demo demo-bin run-demo bench-request bench-decode memcheck sanitize test check-header \
+.PHONY: all deps build demo demo-bin run-demo bench-request bench-decode memcheck sanitize tsan test check-header \
         check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -83,12 +83,19 @@ sanitize: deps
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	    $(SWIFT) test --sanitize=address --scratch-path .build/asan --filter DecodingCorpusTests
 
+# The threaded parts (scheduling, delivery, libcurl thread, decode pool, the C API
+# end to end) under ThreadSanitizer: any data race fails the run.
+tsan: deps
+	TSAN_OPTIONS=halt_on_error=1 \
+	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan \
+	    --filter 'LoaderPolicy|LoaderList|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool'
+
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
 # XCTests first (a failure stops here), then the C-side checks and the corpus sweep
-# under AddressSanitizer, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo memcheck sanitize
+# under AddressSanitizer, the threaded tests under ThreadSanitizer, counted.
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo memcheck sanitize tsan
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
 	$(SWIFT) test -c $(CONFIG)

@@ -8,9 +8,9 @@ final class EventDelivery: Sendable {
     let mode: DeliveryMode
     let queue: EventQueue
     private let handler: @Sendable (LoaderEvent) -> Void
-    private let thread: Mutex<NativeThread?> = Mutex(nil)
+    private let thread = Locked<NativeThread?>(nil)
     /// Threads running a callback right now, so destroy can refuse to run inside one.
-    private let callbackThreads: Mutex<[pthread_t]> = Mutex([])
+    private let callbackThreads = Locked<[pthread_t]>([])
     let delivered = Atomic<UInt64>(0)
 
     init?(mode: DeliveryMode, handler: @escaping @Sendable (LoaderEvent) -> Void) {

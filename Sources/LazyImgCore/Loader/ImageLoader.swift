@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The loader: one list, its view state, its caches and its workers.
 ///
@@ -16,7 +15,7 @@ public final class ImageLoader: Sendable {
     }
 
     public let configuration: LoaderConfiguration
-    let state: Mutex<LoaderState>
+    let state: Locked<LoaderState>
     let transport: any DataLoading
     let decodePool: DecodePool
     let delivery: EventDelivery
@@ -54,7 +53,7 @@ public final class ImageLoader: Sendable {
         self.decodePool = decodePool
         self.delivery = delivery
         self.clock = clock
-        self.state = Mutex(LoaderState(configuration: configuration))
+        self.state = Locked(LoaderState(configuration: configuration))
     }
 
     // MARK: The list

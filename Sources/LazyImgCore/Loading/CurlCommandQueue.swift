@@ -1,5 +1,4 @@
 import CCurl
-import Synchronization
 
 /// What other threads ask of the network thread, handed over under one mutex.
 ///
@@ -29,10 +28,10 @@ final class CurlCommandQueue: Sendable {
         var multiToWake: UnsafeMutableRawPointer?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(multi: UnsafeMutableRawPointer) {
-        state = Mutex(State(multiToWake: multi))
+        state = Locked(State(multiToWake: multi))
     }
 
     /// Dropped silently after a stop: a stopped loader promises no more completions.

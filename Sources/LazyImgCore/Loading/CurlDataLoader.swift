@@ -1,5 +1,4 @@
 import CCurl
-import Synchronization
 
 /// The default `DataLoading`: libcurl's multi interface on one network thread.
 ///
@@ -13,7 +12,7 @@ public final class CurlDataLoader: DataLoading {
     private let thread: NativeThread
     /// Serialises joins: NativeThread.join must run once, and every `shutdown` caller
     /// must wait until the thread is gone before it may return.
-    private let joinGate = Mutex(())
+    private let joinGate = Locked(())
 
     /// `maxConcurrentTransfers` caps libcurl's connections, in total and per host; the
     /// caller is expected to limit concurrency as well, so this is a safety net that
