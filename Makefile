@@ -14,6 +14,8 @@ PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libweb
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
+# The loopback server encodes its images with these.
+SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: all deps build demo demo-bin run-demo bench-request bench-decode memcheck test check-header check-header-c \
         check-header-cxx check-symbols clean
@@ -40,7 +42,7 @@ build: deps
 demo-bin: build
 	@mkdir -p build
 	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c $(DEMO_SRC) -o build/demo \
-	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg -lturbojpeg -lpthread
+	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
 
 run-demo: demo-bin
 	./build/demo
@@ -53,7 +55,7 @@ bench-request:
 	@mkdir -p build
 	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/image_server.c \
 	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
-	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg -lturbojpeg -lpthread
+	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
