@@ -5,9 +5,9 @@
  * serves generated images so the demo needs no network and no files. Each is
  * a gradient whose colour depends on N:
  *   GET /img/N.jpg   a 320x240 JPEG (TurboJPEG, 4:2:0)
- *   GET /img/N.png   a 320x240 RGBA PNG (libspng) whose alpha fades from
+ *   GET /img/N.png   a 160x120 RGBA PNG (libspng) whose alpha fades from
  *                    opaque at the left to 25% at the right
- *   GET /img/N.webp  the same picture as a WebP with alpha (libwebp): lossy
+ *   GET /img/N.webp  the same as a WebP with alpha (libwebp): lossy
  *                    for even N, lossless for odd N
  *   GET /img/N.gif   a 160x120 GIF89a (giflib), 64 colours, with a
  *                    transparent disk in the middle
