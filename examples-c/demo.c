@@ -33,7 +33,8 @@
 #define ROW_MISSING 64    /* /missing.jpg: 404 */
 #define ROW_NULL 66       /* no image */
 #define ROW_REPEAT 68     /* same URL as row 3 of the first screen */
-#define WAIT_MS 15000     /* longest wait for a screen to load */
+#define WAIT_MS 30000     /* longest wait for a screen to load (about 9 s under
+                             valgrind in a debug build) */
 #define FORMATS 5
 
 /* The formats the rows cycle through: image n is served as formats[n % 5]. */
