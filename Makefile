@@ -17,7 +17,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
-.PHONY: all deps build demo demo-bin run-demo bench-request bench-decode memcheck test check-header check-header-c \
+.PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode memcheck test check-header check-header-c \
         check-header-cxx check-symbols clean
 
 all: build
@@ -38,16 +38,22 @@ build: deps
 	$(SWIFT) build -c $(CONFIG)
 	ln -sf liblazyimg.so $(BIN)/liblazyimg.so.0
 
-# The C example, linked against the freshly built library (rpath to it).
+# The C examples, linked against the freshly built library (rpath to it):
+# demo (the list) and formats (fill, premultiplied BGRA, encoded output).
 demo-bin: build
 	@mkdir -p build
 	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c $(DEMO_SRC) -o build/demo \
 	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
+	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c examples-c/formats.c examples-c/image_server.c \
+	    -o build/formats -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
 
 run-demo: demo-bin
 	./build/demo
 
-demo: run-demo
+run-formats: demo-bin
+	./build/formats
+
+demo: run-demo run-formats
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:
@@ -71,15 +77,16 @@ check-header-c:
 check-header-cxx:
 	$(CXX) -std=c++11 $(STRICT) -fsyntax-only -Iinclude scripts/header-check.cpp
 
-# The demo again under valgrind: no invalid access, no leak.
+# The C examples again under valgrind: no invalid access, no leak.
 memcheck: demo-bin
 	scripts/memcheck.sh $(BIN) ./build/demo
+	scripts/memcheck.sh $(BIN) ./build/formats
 
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
 # XCTests first (a failure stops here), then the C-side checks, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo memcheck
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
 	$(SWIFT) test -c $(CONFIG)
