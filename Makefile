@@ -14,9 +14,11 @@ PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libweb
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
+# The loopback server encodes its images with these.
+SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
-.PHONY: all deps build demo demo-bin run-demo bench-request bench-decode memcheck sanitize tsan test check-header \
-        check-header-c check-header-cxx check-symbols clean
+.PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode memcheck sanitize tsan \
+        test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
 
@@ -36,16 +38,22 @@ build: deps
 	$(SWIFT) build -c $(CONFIG)
 	ln -sf liblazyimg.so $(BIN)/liblazyimg.so.0
 
-# The C example, linked against the freshly built library (rpath to it).
+# The C examples, linked against the freshly built library (rpath to it):
+# demo (the list) and formats (fill, premultiplied BGRA, encoded output).
 demo-bin: build
 	@mkdir -p build
 	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c $(DEMO_SRC) -o build/demo \
-	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg -lturbojpeg -lpthread
+	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
+	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c examples-c/formats.c examples-c/image_server.c \
+	    -o build/formats -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
 
 run-demo: demo-bin
 	./build/demo
 
-demo: run-demo
+run-formats: demo-bin
+	./build/formats
+
+demo: run-demo run-formats
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:
@@ -53,7 +61,7 @@ bench-request:
 	@mkdir -p build
 	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/image_server.c \
 	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
-	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg -lturbojpeg -lpthread
+	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
@@ -69,9 +77,10 @@ check-header-c:
 check-header-cxx:
 	$(CXX) -std=c++11 $(STRICT) -fsyntax-only -Iinclude scripts/header-check.cpp
 
-# The demo again under valgrind: no invalid access, no leak.
+# The C examples again under valgrind: no invalid access, no leak.
 memcheck: demo-bin
 	scripts/memcheck.sh $(BIN) ./build/demo
+	scripts/memcheck.sh $(BIN) ./build/formats
 
 # The corpus tests (PngSuite, png-corrupt/, bad/, ...) again under AddressSanitizer,
 # built into their own scratch path: an invalid access aborts the run, and any leak
@@ -95,7 +104,7 @@ check-symbols: build
 
 # XCTests first (a failure stops here), then the C-side checks and the corpus sweep
 # under AddressSanitizer, the threaded tests under ThreadSanitizer, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo memcheck sanitize tsan
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck sanitize tsan
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
 	$(SWIFT) test -c $(CONFIG)

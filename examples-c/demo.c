@@ -3,11 +3,12 @@
  *
  * A list of 200 rows (image URLs on a loopback server, some rows sharing one
  * URL, one 404, one row without an image) is shown ten rows at a time in ten
- * reusable cells. The script: show the first screen, drag down (requests come
+ * reusable cells. The rows cycle through every format the library decodes:
+ * JPEG, PNG and WebP (both with alpha), GIF, and an animated GIF. The script: show the first screen, drag down (requests come
  * back DEFERRED), decelerate, stop, wait for the visible rows, then ask for
  * them again (memory hits now). Events are dispatched on this thread from a
- * poll() loop on lazyimg_event_fd. A report follows; the exit status is
- * non-zero when an expectation fails.
+ * poll() loop on lazyimg_event_fd. A report follows, per row and per format;
+ * the exit status is non-zero when an expectation fails.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -32,7 +33,22 @@
 #define ROW_MISSING 64    /* /missing.jpg: 404 */
 #define ROW_NULL 66       /* no image */
 #define ROW_REPEAT 68     /* same URL as row 3 of the first screen */
-#define WAIT_MS 15000     /* longest wait for a screen to load */
+#define WAIT_MS 30000     /* longest wait for a screen to load (about 9 s under
+                             valgrind in a debug build) */
+#define FORMATS 5
+
+/* The formats the rows cycle through: image n is served as formats[n % 5]. */
+static const struct format {
+    const char *name; /* in the report */
+    const char *path; /* printf format of the URL's path for image n */
+    int animated;
+} formats[FORMATS] = {
+    {"JPEG", "/img/%u.jpg", 0},
+    {"PNG", "/img/%u.png", 0},
+    {"WebP", "/img/%u.webp", 0},
+    {"GIF", "/img/%u.gif", 0},
+    {"animated GIF", "/anim/%u.gif", 1},
+};
 
 /* A reusable cell: shows one row and waits for at most one ticket. */
 struct cell {
@@ -47,8 +63,10 @@ struct arrival {
     int has_image;
     uint32_t width, height, source_width, source_height;
     lazyimg_source first_source, last_source;
+    int animated;     /* lazyimg_image_is_animated */
     lazyimg_status error;
     int32_t http_status;
+    char message[80]; /* the FAILED event's message */
 };
 
 /* Every ticket handed out, to check "exactly one event per ticket". */
@@ -67,6 +85,7 @@ struct demo {
     lazyimg_loader *loader;
     image_server *server;
     char *urls[ROWS]; /* NULL = row without an image */
+    int format[ROWS]; /* index into formats; -1 = no image URL or the 404 */
     struct cell cells[VISIBLE];
     struct arrival arrivals[ROWS];
     struct ticket_log *tickets;
@@ -147,6 +166,7 @@ static void log_image(struct demo *d, size_t row, lazyimg_image *image, lazyimg_
     a->height = lazyimg_image_height(image);
     a->source_width = lazyimg_image_source_width(image);
     a->source_height = lazyimg_image_source_height(image);
+    a->animated = lazyimg_image_is_animated(image);
     a->error = LAZYIMG_OK;
     a->http_status = 0;
     expect(d, a->width > 0 && a->height > 0 && a->width <= BOX && a->height <= BOX,
@@ -194,6 +214,8 @@ static void on_event(void *user_data, const lazyimg_event *ev)
         cell->error = ev->status;
         d->arrivals[ev->row].error = ev->status;
         d->arrivals[ev->row].http_status = ev->http_status;
+        snprintf(d->arrivals[ev->row].message, sizeof d->arrivals[ev->row].message, "%s",
+                 ev->message);
     }
     /* CANCELLED for a row still on screen: the cell asks again next frame. */
 }
@@ -309,11 +331,12 @@ static void print_frame(int frame, const char *state, double velocity, size_t fi
 
 static void make_list(struct demo *d)
 {
-    char url[128];
+    char url[128], path[64];
     int port = image_server_port(d->server);
     size_t row;
     for (row = 0; row < ROWS; row++) {
         unsigned n = (unsigned)row;
+        d->format[row] = -1;
         if (row == ROW_NULL) {
             d->urls[row] = NULL;
             continue;
@@ -325,7 +348,9 @@ static void make_list(struct demo *d)
                 n = SHARED_IMAGE;
             else if (row == ROW_REPEAT)
                 n = 3;
-            snprintf(url, sizeof url, "http://127.0.0.1:%d/img/%u.jpg", port, n);
+            d->format[row] = (int)(n % FORMATS);
+            snprintf(path, sizeof path, formats[n % FORMATS].path, n);
+            snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
         }
         d->urls[row] = malloc(strlen(url) + 1);
         if (d->urls[row] != NULL)
@@ -393,20 +418,58 @@ static void report_stats(const lazyimg_stats *s)
            s->in_flight);
 }
 
+/* Per format: how many rows got an image, at which sizes, and whether
+ * lazyimg_image_is_animated flagged them; every format must have arrived, and
+ * only the animated GIF rows be flagged. */
+static void report_formats(struct demo *d)
+{
+    int f;
+    size_t row;
+    unsigned i;
+    for (f = 0; f < FORMATS; f++) {
+        unsigned images = 0, animated = 0, sizes = 0;
+        char seen[4][40]; /* distinct "WxH from WxH" */
+        printf("  %-13s", formats[f].name);
+        for (row = 0; row < ROWS; row++) {
+            const struct arrival *a = &d->arrivals[row];
+            char size[40];
+            if (d->format[row] != f || !a->has_image)
+                continue;
+            images++;
+            animated += a->animated != 0;
+            expect(d, !a->animated == !formats[f].animated, "row %zu (%s): is_animated %d", row,
+                   formats[f].name, a->animated);
+            snprintf(size, sizeof size, "%ux%u from %ux%u", a->width, a->height, a->source_width,
+                     a->source_height);
+            for (i = 0; i < sizes && strcmp(seen[i], size) != 0; i++)
+                ;
+            if (i == sizes && sizes < 4)
+                strcpy(seen[sizes++], size);
+        }
+        printf(" %2u row%s with an image ", images, images == 1 ? " " : "s");
+        for (i = 0; i < sizes; i++)
+            printf("  %s", seen[i]);
+        printf(animated ? ", %u flagged animated\n" : ", none animated\n", animated);
+        expect(d, images > 0, "no %s image arrived", formats[f].name);
+    }
+}
+
 static void report_arrivals(const struct demo *d)
 {
     size_t row;
     for (row = 0; row < ROWS; row++) {
         const struct arrival *a = &d->arrivals[row];
         if (a->has_image)
-            printf("  row %3zu  %-14s %2ux%-2u from %ux%u  %s%s%s\n", row,
+            printf("  row %3zu  %-14s %2ux%-2u from %ux%u  %s%s%s%s\n", row,
                    url_path(d->urls[row]), a->width, a->height, a->source_width,
                    a->source_height, source_name(a->first_source),
                    a->last_source != a->first_source ? ", then " : "",
-                   a->last_source != a->first_source ? source_name(a->last_source) : "");
+                   a->last_source != a->first_source ? source_name(a->last_source) : "",
+                   a->animated ? "  animated" : "");
         else if (a->error != LAZYIMG_OK && a->http_status != 0)
-            printf("  row %3zu  %-14s failed: %s (HTTP %d)\n", row, url_path(d->urls[row]),
-                   lazyimg_strerror(a->error), (int)a->http_status);
+            printf("  row %3zu  %-14s failed: %s (HTTP %d): \"%s\"\n", row,
+                   url_path(d->urls[row]), lazyimg_strerror(a->error), (int)a->http_status,
+                   a->message);
         else if (a->error != LAZYIMG_OK)
             printf("  row %3zu  %-14s failed: %s\n", row,
                    d->urls[row] ? url_path(d->urls[row]) : "(no URL)", lazyimg_strerror(a->error));
@@ -535,6 +598,8 @@ int main(void)
     /* The report. */
     printf("\nwhat arrived per row\n");
     report_arrivals(d);
+    printf("\nwhat arrived per format\n");
+    report_formats(d);
     for (row = first; row < first + VISIBLE; row++) {
         if (row != ROW_MISSING && row != ROW_NULL)
             expect(d, d->arrivals[row].has_image, "visible row %zu has no image", row);

@@ -14,6 +14,8 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +23,33 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <gif_lib.h>
+#include <spng.h>
 #include <turbojpeg.h>
+#include <webp/encode.h>
 
 #define MAX_CLIENTS 64
 #define MAX_PATHS 512
 #define REQUEST_MAX 4096
-#define IMAGE_WIDTH 320
-#define IMAGE_HEIGHT 240
+#define JPEG_WIDTH 320
+#define JPEG_HEIGHT 240
+/* PNG, WebP and GIF are smaller: they take the library's general resampling
+ * path (JPEG has an opaque fast path), which in a debug build under valgrind
+ * (make memcheck) takes about 2 s for a 320x240 image. */
+#define SMALL_WIDTH 160
+#define SMALL_HEIGHT 120
+#define GIF_COLOURS 64 /* index 0 is transparent */
+#define MAX_BODIES 256
+
+enum image_kind { KIND_JPEG, KIND_PNG, KIND_WEBP, KIND_GIF, KIND_ANIMATED_GIF };
+
+/* A generated answer, kept for the next request of the same path. */
+struct body {
+    char path[64];
+    const char *type;
+    unsigned char *data; /* malloc'd */
+    size_t size;
+};
 
 struct client {
     int fd;
@@ -47,6 +69,8 @@ struct image_server {
     pthread_t thread;
     struct client clients[MAX_CLIENTS];
     tjhandle jpeg;
+    struct body bodies[MAX_BODIES]; /* server thread only */
+    size_t body_count;
 
     pthread_mutex_t lock; /* guards the counters below */
     struct path_hits paths[MAX_PATHS];
@@ -111,34 +135,286 @@ int image_server_port(const image_server *s)
 
 /* ------------------------------------------------------------- answers */
 
-/* A JPEG for image number n: a diagonal gradient over a colour picked by n.
- * Returns a tjAlloc'd buffer (free with tjFree) or NULL. */
-static unsigned char *make_jpeg(image_server *s, unsigned n, unsigned long *size)
+/* The colour of image number n. */
+static void base_colour(unsigned n, unsigned rgb[3])
 {
-    unsigned char *rgb = malloc((size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 3);
-    unsigned char *jpeg = NULL;
-    unsigned r = (n * 97u + 40u) % 256u, g = (n * 57u + 90u) % 256u, b = (n * 31u + 160u) % 256u;
+    rgb[0] = (n * 97u + 40u) % 256u;
+    rgb[1] = (n * 57u + 90u) % 256u;
+    rgb[2] = (n * 31u + 160u) % 256u;
+}
+
+/* RGBA pixels for image number n: a diagonal gradient over n's colour. With
+ * `fade`, alpha falls from 255 at the left edge to 64 at the right. malloc'd. */
+static unsigned char *make_rgba(unsigned n, int width, int height, int fade)
+{
+    unsigned char *rgba = malloc((size_t)width * (size_t)height * 4);
+    unsigned c[3];
     int x, y;
-    if (rgb == NULL)
+    if (rgba == NULL)
         return NULL;
-    for (y = 0; y < IMAGE_HEIGHT; y++) {
-        for (x = 0; x < IMAGE_WIDTH; x++) {
-            unsigned char *p = rgb + ((size_t)y * IMAGE_WIDTH + (size_t)x) * 3;
-            unsigned shade = (unsigned)(x + y) * 128u / (IMAGE_WIDTH + IMAGE_HEIGHT);
-            p[0] = (unsigned char)((r + shade) % 256u);
-            p[1] = (unsigned char)((g + shade) % 256u);
-            p[2] = (unsigned char)((b + shade) % 256u);
+    base_colour(n, c);
+    for (y = 0; y < height; y++) {
+        for (x = 0; x < width; x++) {
+            unsigned char *p = rgba + ((size_t)y * (size_t)width + (size_t)x) * 4;
+            unsigned shade = (unsigned)(x + y) * 128u / (unsigned)(width + height);
+            p[0] = (unsigned char)((c[0] + shade) % 256u);
+            p[1] = (unsigned char)((c[1] + shade) % 256u);
+            p[2] = (unsigned char)((c[2] + shade) % 256u);
+            p[3] = (unsigned char)(fade ? 255 - x * 191 / (width - 1) : 255);
         }
     }
-    *size = 0;
-    if (tjCompress2(s->jpeg, rgb, IMAGE_WIDTH, 0, IMAGE_HEIGHT, TJPF_RGB, &jpeg, size,
-                    TJSAMP_420, 85, 0) != 0) {
+    return rgba;
+}
+
+/* A copy of `size` bytes in malloc'd memory, so every body is freed alike. */
+static unsigned char *copy_bytes(const void *data, size_t size)
+{
+    unsigned char *copy = malloc(size);
+    if (copy != NULL)
+        memcpy(copy, data, size);
+    return copy;
+}
+
+/* A 4:2:0 JPEG, quality 85. */
+static unsigned char *make_jpeg(image_server *s, unsigned n, size_t *size)
+{
+    unsigned char *rgba = make_rgba(n, JPEG_WIDTH, JPEG_HEIGHT, 0);
+    unsigned char *jpeg = NULL, *body = NULL;
+    unsigned long jpeg_size = 0;
+    if (rgba == NULL)
+        return NULL;
+    if (tjCompress2(s->jpeg, rgba, JPEG_WIDTH, 0, JPEG_HEIGHT, TJPF_RGBA, &jpeg, &jpeg_size,
+                    TJSAMP_420, 85, 0) == 0)
+        body = copy_bytes(jpeg, *size = jpeg_size);
+    else
         fprintf(stderr, "image_server: tjCompress2: %s\n", tjGetErrorStr2(s->jpeg));
-        tjFree(jpeg);
-        jpeg = NULL;
+    tjFree(jpeg);
+    free(rgba);
+    return body;
+}
+
+/* An 8-bit RGBA PNG whose alpha fades to the right. */
+static unsigned char *make_png(unsigned n, size_t *size)
+{
+    unsigned char *rgba = make_rgba(n, SMALL_WIDTH, SMALL_HEIGHT, 1);
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+    struct spng_ihdr ihdr;
+    unsigned char *png = NULL;
+    int rc = -1;
+    if (rgba != NULL && ctx != NULL) {
+        memset(&ihdr, 0, sizeof ihdr);
+        ihdr.width = SMALL_WIDTH;
+        ihdr.height = SMALL_HEIGHT;
+        ihdr.bit_depth = 8;
+        ihdr.color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
+        if ((rc = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)) == 0 &&
+            (rc = spng_set_ihdr(ctx, &ihdr)) == 0 &&
+            (rc = spng_encode_image(ctx, rgba, (size_t)SMALL_WIDTH * SMALL_HEIGHT * 4,
+                                    SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE)) == 0)
+            png = spng_get_png_buffer(ctx, size, &rc); /* ours now; malloc'd */
+        if (png == NULL)
+            fprintf(stderr, "image_server: spng: %s\n", spng_strerror(rc));
     }
-    free(rgb);
-    return jpeg;
+    spng_ctx_free(ctx);
+    free(rgba);
+    return png;
+}
+
+/* A WebP with alpha: lossy for even n, lossless for odd n. */
+static unsigned char *make_webp(unsigned n, size_t *size)
+{
+    unsigned char *rgba = make_rgba(n, SMALL_WIDTH, SMALL_HEIGHT, 1);
+    uint8_t *webp = NULL;
+    unsigned char *body = NULL;
+    if (rgba == NULL)
+        return NULL;
+    if (n % 2 == 0)
+        *size = WebPEncodeRGBA(rgba, SMALL_WIDTH, SMALL_HEIGHT, SMALL_WIDTH * 4, 80.0f, &webp);
+    else
+        *size = WebPEncodeLosslessRGBA(rgba, SMALL_WIDTH, SMALL_HEIGHT, SMALL_WIDTH * 4, &webp);
+    if (*size > 0)
+        body = copy_bytes(webp, *size);
+    else
+        fprintf(stderr, "image_server: WebPEncode failed\n");
+    WebPFree(webp);
+    free(rgba);
+    return body;
+}
+
+/* A growing buffer that giflib writes into. */
+struct gif_buffer {
+    unsigned char *data;
+    size_t size, capacity;
+};
+
+static int gif_write(GifFileType *gif, const GifByteType *bytes, int len)
+{
+    struct gif_buffer *b = gif->UserData;
+    if (b->size + (size_t)len > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity * 2 : 4096;
+        unsigned char *grown;
+        while (capacity < b->size + (size_t)len)
+            capacity *= 2;
+        if ((grown = realloc(b->data, capacity)) == NULL)
+            return 0;
+        b->data = grown;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->size, bytes, (size_t)len);
+    b->size += (size_t)len;
+    return len;
+}
+
+/* One GIF frame: a graphics control block (index 0 transparent, 0.5 s), the
+ * image descriptor, and the rows. Frame 0 is the gradient with a transparent
+ * disk in the middle; frame 1 the gradient shifted, without the disk. */
+static int put_gif_frame(GifFileType *gif, int frame)
+{
+    GraphicsControlBlock gcb;
+    GifByteType ext[4];
+    GifPixelType line[SMALL_WIDTH];
+    int x, y;
+
+    gcb.DisposalMode = DISPOSAL_UNSPECIFIED;
+    gcb.UserInputFlag = false;
+    gcb.DelayTime = 50;
+    gcb.TransparentColor = 0;
+    if (EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, (int)EGifGCBToExtension(&gcb, ext), ext) ==
+            GIF_ERROR ||
+        EGifPutImageDesc(gif, 0, 0, SMALL_WIDTH, SMALL_HEIGHT, false, NULL) == GIF_ERROR)
+        return -1;
+    for (y = 0; y < SMALL_HEIGHT; y++) {
+        for (x = 0; x < SMALL_WIDTH; x++) {
+            int dx = x - SMALL_WIDTH / 2, dy = y - SMALL_HEIGHT / 2;
+            int shade = (x + y) * (GIF_COLOURS - 2) / (SMALL_WIDTH + SMALL_HEIGHT - 2);
+            if (frame == 0 && dx * dx + dy * dy < (SMALL_HEIGHT / 4) * (SMALL_HEIGHT / 4))
+                line[x] = 0;
+            else
+                line[x] = (GifPixelType)(1 + (shade + frame * GIF_COLOURS / 2) % (GIF_COLOURS - 1));
+        }
+        if (EGifPutLine(gif, line, SMALL_WIDTH) == GIF_ERROR)
+            return -1;
+    }
+    return 0;
+}
+
+/* A GIF89a with a 64-colour palette: one frame, or two frames and a Netscape
+ * loop extension (loop forever) when `animated`. */
+static unsigned char *make_gif(unsigned n, int animated, size_t *size)
+{
+    static const GifByteType loop[3] = {1, 0, 0};
+    struct gif_buffer b = {NULL, 0, 0};
+    GifColorType colours[GIF_COLOURS];
+    ColorMapObject *map;
+    GifFileType *gif;
+    unsigned c[3];
+    int i, error = 0, ok;
+
+    base_colour(n, c);
+    for (i = 0; i < GIF_COLOURS; i++) {
+        unsigned shade = i == 0 ? 0u : (unsigned)(i - 1) * 2u;
+        colours[i].Red = (GifByteType)((c[0] + shade) % 256u);
+        colours[i].Green = (GifByteType)((c[1] + shade) % 256u);
+        colours[i].Blue = (GifByteType)((c[2] + shade) % 256u);
+    }
+    if ((map = GifMakeMapObject(GIF_COLOURS, colours)) == NULL)
+        return NULL;
+    if ((gif = EGifOpen(&b, gif_write, &error)) == NULL) {
+        fprintf(stderr, "image_server: EGifOpen: %s\n", GifErrorString(error));
+        GifFreeMapObject(map);
+        return NULL;
+    }
+    EGifSetGifVersion(gif, true);
+    ok = EGifPutScreenDesc(gif, SMALL_WIDTH, SMALL_HEIGHT, 8, 0, map) != GIF_ERROR; /* copies map */
+    if (ok && animated)
+        ok = EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) != GIF_ERROR &&
+             EGifPutExtensionBlock(gif, 11, "NETSCAPE2.0") != GIF_ERROR &&
+             EGifPutExtensionBlock(gif, 3, loop) != GIF_ERROR &&
+             EGifPutExtensionTrailer(gif) != GIF_ERROR;
+    for (i = 0; ok && i < (animated ? 2 : 1); i++)
+        ok = put_gif_frame(gif, i) == 0;
+    if (!ok)
+        fprintf(stderr, "image_server: giflib: %s\n", GifErrorString(gif->Error));
+    if (EGifCloseFile(gif, &error) == GIF_ERROR) { /* writes the trailer, frees gif */
+        fprintf(stderr, "image_server: EGifCloseFile: %s\n", GifErrorString(error));
+        ok = 0;
+    }
+    GifFreeMapObject(map);
+    if (!ok) {
+        free(b.data);
+        return NULL;
+    }
+    *size = b.size;
+    return b.data;
+}
+
+/* "/img/N.jpg|png|webp|gif" or "/anim/N.gif" -> 1 with *kind and *n set;
+ * anything else -> 0. */
+static int parse_image_path(const char *path, enum image_kind *kind, unsigned *n)
+{
+    static const struct {
+        const char *ext;
+        enum image_kind kind;
+    } exts[] = {{".jpg", KIND_JPEG}, {".png", KIND_PNG}, {".webp", KIND_WEBP}, {".gif", KIND_GIF}};
+    const char *p;
+    unsigned value = 0;
+    size_t i;
+    int anim = strncmp(path, "/anim/", 6) == 0;
+
+    if (!anim && strncmp(path, "/img/", 5) != 0)
+        return 0;
+    p = path + (anim ? 6 : 5);
+    if (*p < '0' || *p > '9')
+        return 0;
+    for (; *p >= '0' && *p <= '9' && value < 100000u; p++)
+        value = value * 10u + (unsigned)(*p - '0');
+    *n = value;
+    if (anim) {
+        *kind = KIND_ANIMATED_GIF;
+        return strcmp(p, ".gif") == 0;
+    }
+    for (i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        if (strcmp(p, exts[i].ext) == 0) {
+            *kind = exts[i].kind;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The body for an image path, generated on its first request and kept until
+ * image_server_stop (only the server thread touches the cache). NULL when the
+ * encoder failed. When the cache is full the body is made in *uncached, and
+ * the caller frees its data. */
+static const struct body *image_body(image_server *s, const char *path, enum image_kind kind,
+                                     unsigned n, struct body *uncached)
+{
+    static const char *const types[] = {"image/jpeg", "image/png", "image/webp", "image/gif",
+                                        "image/gif"};
+    struct body *b;
+    size_t i;
+    for (i = 0; i < s->body_count; i++) {
+        if (strcmp(s->bodies[i].path, path) == 0)
+            return &s->bodies[i];
+    }
+    b = s->body_count < MAX_BODIES && strlen(path) < sizeof b->path ? &s->bodies[s->body_count]
+                                                                    : uncached;
+    memset(b, 0, sizeof *b);
+    b->type = types[kind];
+    switch (kind) {
+    case KIND_JPEG: b->data = make_jpeg(s, n, &b->size); break;
+    case KIND_PNG: b->data = make_png(n, &b->size); break;
+    case KIND_WEBP: b->data = make_webp(n, &b->size); break;
+    case KIND_GIF: b->data = make_gif(n, 0, &b->size); break;
+    case KIND_ANIMATED_GIF: b->data = make_gif(n, 1, &b->size); break;
+    }
+    if (b->data == NULL)
+        return NULL;
+    if (b != uncached) {
+        strcpy(b->path, path);
+        s->body_count++;
+    }
+    return b;
 }
 
 static int send_all(int fd, const void *data, size_t len)
@@ -186,24 +462,12 @@ static int headers_contain(const char *headers, const char *needle)
     return 0;
 }
 
-/* "/img/N.jpg" -> 1 with *n = N; anything else -> 0. */
-static int image_number(const char *path, unsigned *n)
-{
-    const char *p = path + 5;
-    unsigned value = 0;
-    if (strncmp(path, "/img/", 5) != 0 || *p < '0' || *p > '9')
-        return 0;
-    for (; *p >= '0' && *p <= '9' && value < 100000u; p++)
-        value = value * 10u + (unsigned)(*p - '0');
-    *n = value;
-    return strcmp(p, ".jpg") == 0;
-}
-
 /* Answers one complete request (NUL-terminated, headers included).
  * Returns 1 to keep the connection, 0 to close it. */
 static int answer(image_server *s, int fd, char *request)
 {
     char method[16], path[256], version[16];
+    enum image_kind kind;
     unsigned n;
     int keep_alive;
 
@@ -218,16 +482,17 @@ static int answer(image_server *s, int fd, char *request)
         send_response(fd, "405 Method Not Allowed", "text/plain", "GET only\n", 9, 0);
         return 0;
     }
-    if (image_number(path, &n)) {
-        unsigned long size = 0;
-        unsigned char *jpeg = make_jpeg(s, n, &size);
+    if (parse_image_path(path, &kind, &n)) {
+        struct body uncached;
+        const struct body *b = image_body(s, path, kind, n, &uncached);
         int rc;
-        if (jpeg == NULL) {
+        if (b == NULL) {
             send_response(fd, "500 Internal Server Error", "text/plain", "encode failed\n", 14, 0);
             return 0;
         }
-        rc = send_response(fd, "200 OK", "image/jpeg", jpeg, (size_t)size, keep_alive);
-        tjFree(jpeg);
+        rc = send_response(fd, "200 OK", b->type, b->data, b->size, keep_alive);
+        if (b == &uncached)
+            free(uncached.data);
         return rc == 0 && keep_alive;
     }
     return send_response(fd, "404 Not Found", "text/plain", "not found\n", 10, keep_alive) == 0 &&
@@ -368,6 +633,7 @@ fail:
 
 void image_server_stop(image_server *s)
 {
+    size_t b;
     int i;
     if (s == NULL)
         return;
@@ -382,6 +648,8 @@ void image_server_stop(image_server *s)
     close(s->wake_pipe[0]);
     close(s->wake_pipe[1]);
     tjDestroy(s->jpeg);
+    for (b = 0; b < s->body_count; b++)
+        free(s->bodies[b].data);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
