@@ -332,7 +332,7 @@ lazyimg_pixel_format lazyimg_image_pixel_format(const lazyimg_image *image);
 uint32_t lazyimg_image_source_width(const lazyimg_image *image);
 uint32_t lazyimg_image_source_height(const lazyimg_image *image);
 /* 1 when the file holds more frames (animated GIF or WebP; the pixels are the
- * first frame), else 0. */
+ * first frame), else 0. Encoded images are not examined: always 0. */
 int lazyimg_image_is_animated(const lazyimg_image *image);
 /* LAZYIMG_OUTPUT_ENCODED loaders: borrowed pointer to the file's bytes, valid
  * while a reference is held, and their count in *out_size (may be NULL).

@@ -48,7 +48,12 @@ public final class JPEGDecoder: ImageDecoding {
 
             // Any warning (truncated data, a corrupt scan) aborts the decode: a half-grey
             // image cached as a success would never be fetched again.
-            let flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+            var flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+            // A DCT-scaled decode is shrunk again by the box filter, which averages away
+            // the difference between fancy and plain chroma upsampling: take the fast one
+            // (bench-decode: about 4% more thumbnails per second). Full-size decodes keep
+            // the accurate one.
+            if scaled.width < storedWidth { flags |= TJFLAG_FASTUPSAMPLE }
             // libjpeg has no CMYK-to-RGB conversion: take the ink values and convert here.
             let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
             let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
