@@ -2,6 +2,8 @@
 # `make demo` and `make test` work on a fresh Debian 12 machine with the Swift 6.3
 # toolchain on PATH; missing Debian packages are installed first (make deps).
 
+# bash for pipefail in the test recipe.
+SHELL    := /bin/bash
 CONFIG   ?= debug
 SWIFT    ?= swift
 ifeq ($(origin CXX),default)
@@ -90,13 +92,13 @@ CORPUS := ../shared/corpus
 sanitize: deps
 	@if [ ! -d $(CORPUS) ]; then echo "sanitize: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
-	    $(SWIFT) test --sanitize=address --scratch-path .build/asan --filter DecodingCorpusTests
+	    $(SWIFT) test --sanitize=address --scratch-path .build/asan --disable-swift-testing --filter DecodingCorpusTests
 
 # The threaded parts (scheduling, delivery, libcurl thread, decode pool, the C API
 # end to end) under ThreadSanitizer: any data race fails the run.
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 \
-	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan \
+	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
 	    --filter 'LoaderPolicy|LoaderList|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool'
 
 check-symbols: build
@@ -105,15 +107,22 @@ check-symbols: build
 # XCTests first (a failure stops here), then the C-side checks and the corpus sweep
 # under AddressSanitizer, the threaded tests under ThreadSanitizer, counted.
 C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck sanitize tsan
+# The last line counts everything: XCTests (executed less skipped) and C checks.
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
-	$(SWIFT) test -c $(CONFIG)
+	@mkdir -p build
+	set -o pipefail; $(SWIFT) test -c $(CONFIG) --disable-swift-testing 2>&1 | tee build/xctest.log
 	@passed=0; failed=0; \
 	for check in $(C_CHECKS); do \
 	    if $(MAKE) --no-print-directory $$check; then passed=$$((passed + 1)); \
 	    else failed=$$((failed + 1)); echo "C check failed: $$check"; fi; \
 	done; \
-	echo "$$passed passed, $$failed failed"; \
+	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests" build/xctest.log | tail -n 1); \
+	executed=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests.*/\1/'); \
+	skipped=$$(echo "$$summary" | grep -oE '[0-9]+ tests? skipped' | grep -oE '^[0-9]+' || echo 0); \
+	xfailed=$$(echo "$$summary" | sed -E 's/.* ([0-9]+) failures?.*/\1/'); \
+	echo "C checks: $$passed passed, $$failed failed; XCTests: $$executed executed, $$skipped skipped, $$xfailed failed"; \
+	echo "total: $$((executed - skipped - xfailed + passed)) passed, $$((xfailed + failed)) failed"; \
 	[ $$failed -eq 0 ]
 
 clean:

@@ -77,7 +77,7 @@ public final class DecodePool: Sendable {
             return !state.joined
         }
         guard mustJoin else { return }
-        for thread in threads where !thread.isCurrent {
+        for thread in threads {
             thread.join()
         }
     }

@@ -33,11 +33,17 @@ public final class NativeThread: @unchecked Sendable {
         }
     }
 
-    /// Waits for the closure to return. Call once, never from the thread itself.
+    /// Waits for the closure to return; idempotent. Called from the thread itself (the
+    /// last reference to its owner dropped inside its own work), it cannot wait for
+    /// itself: it detaches instead, so the thread's resources go when it returns.
     public func join() {
         guard !joined else { return }
         joined = true
-        pthread_join(handle, nil)
+        if isCurrent {
+            pthread_detach(handle)
+        } else {
+            pthread_join(handle, nil)
+        }
     }
 
     /// Whether the caller is running on this thread.

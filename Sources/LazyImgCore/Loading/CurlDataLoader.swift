@@ -57,11 +57,10 @@ public final class CurlDataLoader: DataLoading {
     /// Stops every transfer without completing it, waits for the network thread to
     /// end and lets it clean up the multi handle. Idempotent and safe with transfers in
     /// flight. Meant for other threads: called from a completion (on the network thread
-    /// itself) it cannot wait for its own thread, so it only stops the loop, which
-    /// completes nothing more once the current completion returns.
+    /// itself) it cannot wait for its own thread: it stops the loop, which completes
+    /// nothing more once the current completion returns, and detaches the thread.
     public func shutdown() {
         commands.requestStop()
-        guard !thread.isCurrent else { return }
         joinGate.withLock { _ in thread.join() }
     }
 }
