@@ -59,6 +59,34 @@ enum DecodingTestHelpers {
         return [UInt8](data)
     }
 
+    /// Decodes every `.suffix` file of a corpus folder at full size and as a 24x24 fill
+    /// thumbnail, checking the size and frame count its README gives; returns how
+    /// many came out flagged animated.
+    static func assertCorpusMatchesREADME(_ folder: String, suffix: String, atLeast minimum: Int,
+                                          file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        let root = try corpus(folder)
+        let expectations = try pillowExpectations(in: folder).filter { $0.path.hasSuffix(suffix) }
+        XCTAssertGreaterThanOrEqual(expectations.count, minimum, file: file, line: line)
+        let limits = DecodeLimits()
+        let thumbnail = DecodeOptions(target: TargetSize(width: 24, height: 24), fit: .fill)
+        var animated = 0
+        for expected in expectations {
+            let bytes = try read(root + "/" + expected.path)
+            do {
+                let image = try ImageDecoder().decode(bytes, target: .original, limits: limits)
+                XCTAssertEqual([image.width, image.height], [expected.width, expected.height], expected.path,
+                               file: file, line: line)
+                XCTAssertEqual(image.isAnimated, expected.frames > 1, expected.path, file: file, line: line)
+                animated += image.isAnimated ? 1 : 0
+                let thumb = try ImageDecoder().decode(bytes, options: thumbnail, limits: limits)
+                XCTAssertLessThanOrEqual(max(thumb.width, thumb.height), 24, expected.path, file: file, line: line)
+            } catch {
+                XCTFail("\(expected.path): \(error)", file: file, line: line)
+            }
+        }
+        return animated
+    }
+
     /// What a corpus folder's README.md table says Pillow made of each file: the rows
     /// reading "Pillow 13: ok WxH MODE frames=N", keyed by the path in the folder.
     static func pillowExpectations(in folder: String) throws -> [(path: String, width: Int, height: Int, frames: Int)] {

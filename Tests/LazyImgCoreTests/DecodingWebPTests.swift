@@ -59,24 +59,7 @@ final class DecodingWebPTests: XCTestCase {
     }
 
     func testCorpusWebPsDecodeToTheirREADMESizes() throws {
-        let root = try DecodingTestHelpers.corpus("webp")
-        let expectations = try DecodingTestHelpers.pillowExpectations(in: "webp").filter { $0.path.hasSuffix(".webp") }
-        XCTAssertGreaterThanOrEqual(expectations.count, 80)
-        var animated = 0
-        for expected in expectations {
-            let bytes = try DecodingTestHelpers.read(root + "/" + expected.path)
-            do {
-                let image = try ImageDecoder().decode(bytes, target: .original, limits: limits)
-                XCTAssertEqual([image.width, image.height], [expected.width, expected.height], expected.path)
-                XCTAssertEqual(image.isAnimated, expected.frames > 1, expected.path)
-                animated += image.isAnimated ? 1 : 0
-                let thumb = try ImageDecoder().decode(bytes, options: DecodeOptions(target: TargetSize(width: 24, height: 24), fit: .fill),
-                                                      limits: limits)
-                XCTAssertLessThanOrEqual(max(thumb.width, thumb.height), 24, expected.path)
-            } catch {
-                XCTFail("\(expected.path): \(error)")
-            }
-        }
+        let animated = try DecodingTestHelpers.assertCorpusMatchesREADME("webp", suffix: ".webp", atLeast: 80)
         XCTAssertEqual(animated, 4, "anim.webp, advertises_rgba_but_frames_are_rgb.webp, random_lossless, random_lossy")
     }
 }
