@@ -2,17 +2,22 @@
 /// threads; each takes the state lock once.
 extension ImageLoader {
     func transferDidComplete(_ transfer: TransferID, _ response: DataResponse) {
+        // Encoded output needs no decode; the image (a copy of the bytes) is made before
+        // taking the lock, which every host call waits on.
+        var encoded: Result<DecodedImage, LoaderError>?
+        if configuration.output == .encoded, case .success(let bytes) = response.result {
+            encoded = ImageFormat(sniffing: bytes).map { .success(DecodedImage(encoded: bytes, codec: $0)) }
+                ?? .failure(.unsupported)
+        }
         state.withLock { s in
             // A transfer we cancelled may still report; it is no longer known.
             guard let key = s.jobByTransfer.removeValue(forKey: transfer), let job = s.jobs[key] else { return }
             s.downloading -= 1
             s.stats.bytesDownloaded += UInt64(response.bytesReceived)
             switch response.result {
-            case .success(let bytes) where configuration.output == .encoded:
+            case .success(let bytes) where encoded != nil:
                 // The host decodes: hand out the file once its bytes say it is an image.
-                let result: Result<DecodedImage, LoaderError> = ImageFormat(sniffing: bytes)
-                    .map { .success(DecodedImage(encoded: bytes, codec: $0)) } ?? .failure(.unsupported)
-                _finishJob(job.id, key, result, httpStatus: response.httpStatus, bytes: bytes, in: &s)
+                if let encoded { _finishJob(job.id, key, encoded, httpStatus: response.httpStatus, bytes: bytes, in: &s) }
             case .success(let bytes):
                 s.jobs[key]?.phase = .decoding
                 let options = configuration.decodeOptions
@@ -25,8 +30,9 @@ extension ImageLoader {
                     } catch {
                         result = .failure(error)
                     }
-                    self?.state.withLock { s in
-                        self?._finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, in: &s)
+                    guard let self else { return }
+                    state.withLock { s in
+                        _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, in: &s)
                     }
                 }
                 // Refused only once shutdown began, which has ended every ticket already.
