@@ -23,8 +23,9 @@ public final class NativeThread: @unchecked Sendable {
             body()
         }).toOpaque()
         let rc = pthread_create(&handle, nil, { raw in
-            let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
-            body.run()
+            // Always the box passed below.
+            guard let raw else { return nil }
+            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
             return nil
         }, box)
         guard rc == 0 else {

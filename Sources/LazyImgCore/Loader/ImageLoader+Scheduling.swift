@@ -58,9 +58,8 @@ extension ImageLoader {
             var best: (rank: Int, id: UInt64, key: CacheKey)?
             for (key, job) in s.jobs where job.phase == .waiting {
                 let rank = job.rank(in: s.view)
-                if best == nil || (rank, job.id) < (best!.rank, best!.id) {
-                    best = (rank, job.id, key)
-                }
+                if let current = best, (current.rank, current.id) <= (rank, job.id) { continue }
+                best = (rank, job.id, key)
             }
             guard let next = best else { return }
             _startDownload(next.key, in: &s)
