@@ -2,19 +2,22 @@ import CLazyImgHeader
 import Glibc
 import LazyImgCore
 
+/// The core's defaults are the C defaults: one place says what they are.
+private let defaults = LoaderConfiguration()
+
 @_cdecl("lazyimg_config_init")
 public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     guard let cfg else { return }
     var c = lazyimg_config()
     c.struct_size = UInt32(MemoryLayout<lazyimg_config>.size)
     c.delivery = LAZYIMG_DELIVERY_HOST
-    c.memory_cache_bytes = 64 << 20
-    c.max_concurrent_downloads = 6
+    c.memory_cache_bytes = UInt64(defaults.memoryCacheBytes)
+    c.max_concurrent_downloads = UInt32(defaults.maxConcurrentDownloads)
     c.prefetch_rows = -1
-    c.timeout_ms = 15_000
-    c.max_response_bytes = 32 << 20
-    c.max_pixels = 50_000_000
-    c.retry_after_ms = 2_000
+    c.timeout_ms = UInt32(defaults.timeoutMilliseconds)
+    c.max_response_bytes = UInt64(defaults.maxResponseBytes)
+    c.max_pixels = UInt64(defaults.maxPixels)
+    c.retry_after_ms = UInt32(defaults.retryAfterMilliseconds)
     c.fit = LAZYIMG_FIT_INSIDE
     c.pixel_format = LAZYIMG_PIXEL_RGBA8
     c.output = LAZYIMG_OUTPUT_PIXELS
@@ -67,13 +70,15 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     }
     config.memoryCacheBytes = Int(clamping: c.memory_cache_bytes)
     guard c.max_concurrent_downloads <= 64 else { throw .invalidArgument }
-    config.maxConcurrentDownloads = c.max_concurrent_downloads == 0 ? 6 : Int(c.max_concurrent_downloads)
+    config.maxConcurrentDownloads = c.max_concurrent_downloads == 0 ? defaults.maxConcurrentDownloads
+        : Int(c.max_concurrent_downloads)
     guard c.prefetch_rows >= -1 else { throw .invalidArgument }
     config.prefetchRows = c.prefetch_rows == -1 ? nil : Int(c.prefetch_rows)
-    config.timeoutMilliseconds = c.timeout_ms == 0 ? 15_000 : Int(c.timeout_ms)
-    config.maxResponseBytes = c.max_response_bytes == 0 ? 32 << 20 : Int(clamping: c.max_response_bytes)
-    config.maxPixels = c.max_pixels == 0 ? 50_000_000 : Int(clamping: c.max_pixels)
-    config.retryAfterMilliseconds = c.retry_after_ms == 0 ? 2_000 : Int(c.retry_after_ms)
+    config.timeoutMilliseconds = c.timeout_ms == 0 ? defaults.timeoutMilliseconds : Int(c.timeout_ms)
+    config.maxResponseBytes = c.max_response_bytes == 0 ? defaults.maxResponseBytes
+        : Int(clamping: c.max_response_bytes)
+    config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
+    config.retryAfterMilliseconds = c.retry_after_ms == 0 ? defaults.retryAfterMilliseconds : Int(c.retry_after_ms)
     config.userAgent = "lazyimg/" + String(cString: lazyimg_version_string())
     if let agent = c.user_agent {
         config.userAgent = String(cString: agent)

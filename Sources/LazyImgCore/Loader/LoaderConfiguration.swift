@@ -1,3 +1,5 @@
+import Glibc
+
 /// Everything a loader is created with. The ABI layer fills it from `lazyimg_config`.
 public struct LoaderConfiguration: Sendable {
     public var delivery: DeliveryMode = .host
@@ -32,7 +34,7 @@ public struct LoaderConfiguration: Sendable {
     }
 
     public static var defaultDecodeThreads: Int {
-        max(1, min(4, Int(sysconfCores())))
+        max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 }
 
@@ -40,10 +42,4 @@ public struct LoaderConfiguration: Sendable {
 public enum ImageOutput: Sendable, Equatable {
     case pixels
     case encoded
-}
-
-import Glibc
-
-private func sysconfCores() -> Int {
-    sysconf(Int32(_SC_NPROCESSORS_ONLN))
 }
