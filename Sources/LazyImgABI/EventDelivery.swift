@@ -29,10 +29,16 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
     withExtendedLifetime(image) {
         ev.image = image.map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
         event.url.withCString { url in
-            event.message.withCString { message in
-                ev.url = url
-                ev.message = message
+            ev.url = url
+            // A failure without details of its own says what its status says.
+            if case .failed = event.outcome, event.message.isEmpty {
+                ev.message = lazyimg_strerror(ev.status)
                 function(callback.userData, &ev)
+            } else {
+                event.message.withCString { message in
+                    ev.message = message
+                    function(callback.userData, &ev)
+                }
             }
         }
     }

@@ -138,6 +138,7 @@ final class ABIContractTests: XCTestCase {
         for event in host.events {
             XCTAssertEqual(event.type, LAZYIMG_EVENT_FAILED)
             XCTAssertEqual(event.status, LAZYIMG_E_CANCELLED)
+            XCTAssertEqual(event.message, "cancelled", "no details of its own: the status's description")
             XCTAssertEqual(event.structSize, UInt32(MemoryLayout<lazyimg_event>.size))
         }
         XCTAssertEqual(host.events.first { $0.ticket == a.ticket }?.url, "http://127.0.0.1:9/a.png")

@@ -18,8 +18,8 @@ public struct LoaderEvent: Sendable {
     public var outcome: Outcome
     /// The last HTTP status seen; 0 when there was none.
     public var httpStatus: Int
-    /// Why it failed, in words, with what is known beyond the error code (the HTTP
-    /// status, the sniffed format); empty for images.
+    /// What is known beyond the error code (the HTTP status, the sniffed format);
+    /// empty for images and when the code says it all.
     public var message: String = ""
 }
 

@@ -86,7 +86,7 @@ extension ImageLoader {
     /// Ends a live ticket with CANCELLED and lets go of its job if nothing else wants it.
     func _cancelTicket(_ id: UInt64, in s: inout LoaderState) {
         guard let ticket = s.tickets[id] else { return }
-        _finish(id, .failed(.cancelled), httpStatus: 0, message: "cancelled", in: &s)
+        _finish(id, .failed(.cancelled), httpStatus: 0, in: &s)
         s.jobs[ticket.key]?.tickets[id] = nil
         if let job = s.jobs[ticket.key], !job.isWanted {
             _dropJob(ticket.key, in: &s)
