@@ -1,4 +1,3 @@
-
 /// The loader: one list, its view state, its caches and its workers.
 ///
 /// Every method is safe from any thread and returns without waiting on I/O or
@@ -37,13 +36,8 @@ public final class ImageLoader: Sendable {
             delivery.finish()
             throw .io
         }
-        let network: (any DataLoading)?
-        if let transport {
-            network = transport
-        } else {
-            network = CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads)
-        }
-        guard let network else {
+        guard let network = transport ?? CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads)
+        else {
             decodePool.shutdown()
             delivery.finish()
             throw .network
@@ -148,9 +142,11 @@ public final class ImageLoader: Sendable {
 
     /// The cached image for `url` at this loader's box, or nil; schedules nothing.
     public func lookup(url: String) throws(LoaderError) -> DecodedImage? {
-        try state.withLock { s throws(LoaderError) in
+        // The key (and its hash of the URL) is made before taking the lock.
+        let key = CacheKey(url: url, options: configuration.decodeOptions)
+        return try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
-            return s.cache.image(for: CacheKey(url: url, options: configuration.decodeOptions))
+            return s.cache.image(for: key)
         }
     }
 
