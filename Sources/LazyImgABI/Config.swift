@@ -97,7 +97,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     return (config, EventCallback(function: c.on_event, userData: c.user_data))
 }
 
-/// No CR, LF or NUL: a header value cannot smuggle a second header or request.
+/// One header line, of sane length.
 private func isHeaderSafe(_ text: String) -> Bool {
-    !text.utf8.contains { $0 == 0x0D || $0 == 0x0A } && text.utf8.count <= 8192
+    DataRequest.isSingleHeaderLine(text) && text.utf8.count <= 8192
 }

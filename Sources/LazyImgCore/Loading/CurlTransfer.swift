@@ -36,9 +36,9 @@ final class CurlTransfer {
     /// Applies the request to the easy handle. Returns the error to report instead of
     /// starting, or nil when the transfer may be added to the multi handle.
     func configure(_ request: DataRequest) -> LoaderError? {
-        guard Self.isFetchableURL(request.url) else { return .badURL }
+        guard URLCheck.isLoadable(request.url) else { return .badURL }
         // libcurl sends header values as given: a line break would smuggle in a header.
-        guard ([request.userAgent] + request.headers).allSatisfy(Self.isSingleHeaderValue) else {
+        guard ([request.userAgent] + request.headers).allSatisfy(DataRequest.isSingleHeaderLine) else {
             return .invalidArgument
         }
         maxResponseBytes = max(0, request.maxResponseBytes)
@@ -138,17 +138,5 @@ final class CurlTransfer {
         }
         body = []
         return DataResponse(result: result, httpStatus: status, bytesReceived: bytesReceived)
-    }
-
-    static func isSingleHeaderValue(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
-    }
-
-    /// Only absolute http, https and file URLs reach libcurl: it would otherwise guess
-    /// "http://" for a bare word, and a NUL byte would silently cut the C string short.
-    static func isFetchableURL(_ url: String) -> Bool {
-        guard !url.utf8.contains(0) else { return false }
-        let lowered = url.prefix(8).lowercased()
-        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("file://")
     }
 }

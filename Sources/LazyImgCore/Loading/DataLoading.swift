@@ -20,6 +20,14 @@ public struct DataRequest: Sendable {
     }
 }
 
+extension DataRequest {
+    /// No CR, LF or NUL: libcurl sends header values as given, so a line break would
+    /// smuggle in a second header or request, and a NUL would cut the C string short.
+    public static func isSingleHeaderLine(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+    }
+}
+
 /// How a fetch ended. `httpStatus` is the last HTTP status seen (0 when none, as for
 /// file:// or a failed connect).
 public struct DataResponse: Sendable {

@@ -2,10 +2,10 @@
 /// https or file URL with no spaces or control characters, a host for http(s),
 /// and a sane length. libcurl has the final word; this catches what is plainly
 /// not a URL so the host gets BAD_URL at once instead of an event later.
-enum URLCheck {
+public enum URLCheck {
     static let maxLength = 8192
 
-    static func isLoadable(_ url: String) -> Bool {
+    public static func isLoadable(_ url: String) -> Bool {
         let bytes = url.utf8
         guard bytes.count <= maxLength, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return false }
         for scheme in ["http://", "https://"] where hasPrefixIgnoringCase(bytes, scheme) {
