@@ -63,31 +63,16 @@ public struct GIFDecoder: ImageDecoding {
     /// index of the last Graphic Control Extension before it, if it sets one.
     private func skipToFirstImage(_ gif: UnsafeMutablePointer<GifFileType>) throws(LoaderError) -> Int? {
         var transparentIndex: Int?
-        while true {
-            var record = UNDEFINED_RECORD_TYPE
-            guard DGifGetRecordType(gif, &record) == GIF_OK else { throw .decode }
-            switch record {
-            case IMAGE_DESC_RECORD_TYPE:
-                return transparentIndex
-            case EXTENSION_RECORD_TYPE:
-                var code: Int32 = 0
-                var block: UnsafeMutablePointer<GifByteType>?
-                guard DGifGetExtension(gif, &code, &block) == GIF_OK else { throw .decode }
-                // A sub-block is its length byte, then the bytes. The GCE's are: packed
-                // flags (bit 0: transparency), delay (2 bytes), transparent index.
-                if code == GRAPHICS_EXT_FUNC_CODE, let block, block[0] >= 4 {
-                    transparentIndex = block[1] & 1 != 0 ? Int(block[4]) : nil
-                }
-                // Each call consumes at least one byte of the finite input, so a file
-                // of endless empty extensions ends at its last byte, not in a hang.
-                while block != nil {
-                    guard DGifGetExtensionNext(gif, &block) == GIF_OK else { throw .decode }
-                }
-            default:
-                // The trailer (or garbage) before any image: nothing to show.
-                throw .decode
+        let found = Self.skipToNextImage(gif) { code, block in
+            // A sub-block is its length byte, then the bytes. The GCE's are: packed
+            // flags (bit 0: transparency), delay (2 bytes), transparent index.
+            if code == GRAPHICS_EXT_FUNC_CODE, block[0] >= 4 {
+                transparentIndex = block[1] & 1 != 0 ? Int(block[4]) : nil
             }
         }
+        // The trailer (or garbage) before any image: nothing to show.
+        guard found else { throw .decode }
+        return transparentIndex
     }
 
     /// The colour table as RGBA words, 256 entries so any 8-bit index is in range.
@@ -135,9 +120,19 @@ public struct GIFDecoder: ImageDecoding {
         return passes.flatMap { pass in Swift.stride(from: pass.start, to: height, by: pass.step) }
     }
 
-    /// Whether another image descriptor follows the first frame. Reads record types and
-    /// skips extensions only; a damaged tail after a complete frame counts as "no".
+    /// Whether another image descriptor follows the first frame. A damaged tail after
+    /// a complete frame counts as "no".
     private static func anotherImageFollows(_ gif: UnsafeMutablePointer<GifFileType>) -> Bool {
+        skipToNextImage(gif) { _, _ in }
+    }
+
+    /// Reads record types, handing each extension's first sub-block to `onExtension`
+    /// and skipping the rest, until an image descriptor (true) or the trailer, garbage
+    /// or a read error (false). Each call consumes at least one byte of the finite
+    /// input, so a file of endless empty extensions ends at its last byte, not in a hang.
+    private static func skipToNextImage(_ gif: UnsafeMutablePointer<GifFileType>,
+                                        onExtension: (_ code: Int32, _ block: UnsafeMutablePointer<GifByteType>) -> Void)
+        -> Bool {
         while true {
             var record = UNDEFINED_RECORD_TYPE
             guard DGifGetRecordType(gif, &record) == GIF_OK else { return false }
@@ -148,6 +143,7 @@ public struct GIFDecoder: ImageDecoding {
                 var code: Int32 = 0
                 var block: UnsafeMutablePointer<GifByteType>?
                 guard DGifGetExtension(gif, &code, &block) == GIF_OK else { return false }
+                if let first = block { onExtension(code, first) }
                 while block != nil {
                     guard DGifGetExtensionNext(gif, &block) == GIF_OK else { return false }
                 }
