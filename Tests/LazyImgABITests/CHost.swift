@@ -64,10 +64,6 @@ final class CHost: @unchecked Sendable {
         withCStrings(urls) { lazyimg_set_items(loader, $0, urls.count) }
     }
 
-    func appendItems(_ urls: [String?]) -> lazyimg_status {
-        withCStrings(urls) { lazyimg_append_items(loader, $0, urls.count) }
-    }
-
     /// `lazyimg_request`, releasing any image it returns.
     func request(_ row: Int) -> (status: lazyimg_status, ticket: UInt64, width: UInt32) {
         var image: OpaquePointer?

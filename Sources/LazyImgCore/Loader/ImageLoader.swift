@@ -211,8 +211,6 @@ public final class ImageLoader: Sendable {
     /// Host delivery: the fd readable while events wait; -1 in thread delivery.
     public var eventFD: Int32 { delivery.queue.fd }
 
-    public var deliveryMode: DeliveryMode { delivery.mode }
-
     /// Host delivery: runs up to `max` waiting callbacks (0 = all waiting now) on the
     /// calling thread; returns how many ran.
     public func dispatch(max: Int) -> Int {
