@@ -11,6 +11,7 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
     }
 
     private let lock = Mutex<(started: [Started], cancelled: [TransferID], live: [TransferID: Started])>(([], [], [:]))
+    private let progressByURL = Mutex<[String: TransferProgress]>([:])
 
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
@@ -24,6 +25,16 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
 
     func shutdown() {
         lock.withLock { $0.live.removeAll() }
+    }
+
+    func progress(of id: TransferID) -> TransferProgress? {
+        guard let url = lock.withLock({ $0.live[id]?.url }) else { return nil }
+        return progressByURL.withLock { $0[url] }
+    }
+
+    /// What `progress(of:)` reports for the live transfer of `url`.
+    func setProgress(_ url: String, received: Int, expected: Int?) {
+        progressByURL.withLock { $0[url] = TransferProgress(received: received, expected: expected) }
     }
 
     var startedURLs: [String] { lock.withLock { $0.started.map(\.url) } }
@@ -100,12 +111,14 @@ final class PolicyHarness {
     let log = EventLog()
     let loader: ImageLoader
 
-    init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, file: StaticString = #filePath, line: UInt = #line) throws {
+    init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, file: StaticString = #filePath, line: UInt = #line,
+         configure: (inout LoaderConfiguration) -> Void = { _ in }) throws {
         var config = LoaderConfiguration()
         config.maxConcurrentDownloads = maxConcurrent
         config.prefetchRows = prefetchRows
         config.retryAfterMilliseconds = 2_000
         config.decodeThreads = 1
+        configure(&config)
         let log = self.log
         loader = try ImageLoader(configuration: config, transport: transport,
                                  makeDecoder: { WidthFromBytesDecoder() }, clock: clock) { log.record($0) }

@@ -91,38 +91,6 @@ final class MemoryCacheTests: XCTestCase {
     }
 }
 
-final class ViewStateTests: XCTestCase {
-    func testPrefetchWindowLiesInTheDirectionOfTravel() {
-        var view = ViewState(prefetchRows: nil)
-        XCTAssertTrue(view.wants(1_000_000), "no visible range yet: everything is wanted")
-        view.setVisible(10..<20)
-        XCTAssertEqual(view.prefetchWindow, 20..<30, "one screen, forward by default")
-        view.setVisible(5..<15)
-        XCTAssertEqual(view.prefetchWindow, 0..<5, "moved up: window above, clamped at 0")
-        view.setScroll(.dragging, velocity: 12)
-        XCTAssertEqual(view.prefetchWindow, 15..<25, "velocity sets direction")
-        view.setScroll(.idle, velocity: 0)
-        XCTAssertEqual(view.prefetchWindow, 15..<25, "zero velocity keeps it")
-        XCTAssertTrue(view.wants(24))
-        XCTAssertFalse(view.wants(4))
-        XCTAssertFalse(view.wants(25))
-    }
-
-    func testRankPutsVisibleRowsFirstThenTheNearestPrefetchRows() {
-        var view = ViewState(prefetchRows: 3)
-        view.setVisible(10..<12)
-        let order = [30, 13, 11, 12, 0, 10, 14].sorted { view.rank(of: $0) < view.rank(of: $1) }
-        XCTAssertEqual(order, [10, 11, 12, 13, 14, 0, 30])
-    }
-
-    func testHugeRangesDoNotOverflow() {
-        var view = ViewState(prefetchRows: Int.max)
-        view.setVisible(Int.max - 1..<Int.max)
-        XCTAssertEqual(view.prefetchWindow.upperBound, Int.max)
-        XCTAssertTrue(view.rank(of: 0) > view.rank(of: Int.max - 1))
-    }
-}
-
 final class URLCheckTests: XCTestCase {
     func testAcceptsHTTPHTTPSAndFileURLs() {
         for url in ["http://a.test/x.jpg", "HTTPS://a.test:8080/x?y=1", "file:///tmp/x.png", "http://127.0.0.1:1/x"] {

@@ -14,6 +14,10 @@ extension ImageLoader {
             guard let key = s.jobByTransfer.removeValue(forKey: transfer), let job = s.jobs[key] else { return }
             s.downloading -= 1
             s.stats.bytesDownloaded += UInt64(response.bytesReceived)
+            if case .success(let bytes) = response.result, job.tickets.isEmpty,
+               let row = job.prefetchRow ?? job.startRow {
+                _fetchedUnasked(key, row: row, bytes: bytes.count, in: &s)
+            }
             switch response.result {
             case .success(let bytes) where encoded != nil:
                 // The host decodes: hand out the file once its bytes say it is an image.
@@ -23,7 +27,7 @@ extension ImageLoader {
                 let options = configuration.decodeOptions
                 let limits = DecodeLimits(maxPixels: configuration.maxPixels)
                 let httpStatus = response.httpStatus
-                let submitted = decodePool.submit(priority: job.rank(in: s.view)) { [weak self] decoder in
+                let submitted = decodePool.submit(priority: job.rank(in: s.window)) { [weak self] decoder in
                     let result: Result<DecodedImage, LoaderError>
                     do throws(LoaderError) {
                         result = .success(try decoder.decode(bytes, options: options, limits: limits))
@@ -33,6 +37,8 @@ extension ImageLoader {
                     guard let self else { return }
                     state.withLock { s in
                         _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, in: &s)
+                        // A hit on a prefetched image may have lifted the waste budget.
+                        _pump(in: &s)
                     }
                 }
                 // Refused only once shutdown began, which has ended every ticket already.
@@ -57,6 +63,8 @@ extension ImageLoader {
             s.cache.insert(image, for: key)
             guard let job = s.jobs[key], job.id == jobID else { return }
             s.jobs[key] = nil
+            // Fetched unasked, then asked for while it downloaded or decoded.
+            if !job.tickets.isEmpty && s.prefetch.shown(key) { s.stats.prefetchHits += 1 }
             for id in job.tickets.keys.sorted() {
                 _finish(id, .image(image, .network), httpStatus: httpStatus, in: &s)
             }
@@ -74,6 +82,20 @@ extension ImageLoader {
         s.failures.record(key.url, error: error, httpStatus: httpStatus, now: clock.nowMilliseconds)
         for id in job.tickets.keys.sorted() {
             _finish(id, .failed(error), httpStatus: httpStatus, message: message, in: &s)
+        }
+    }
+}
+
+extension ImageLoader {
+    /// An image nobody asked for is in the cache: prefetched for a row still in the
+    /// window it waits to be shown; otherwise (a download finished because it was
+    /// nearly done) it is waste unless the list comes back for it.
+    func _fetchedUnasked(_ key: CacheKey, row: Int, bytes: Int, in s: inout LoaderState) {
+        if s.window.wants(row) {
+            s.prefetch.fetched(key, row: row, bytes: bytes)
+        } else {
+            s.stats.prefetchWasted += 1
+            s.stats.prefetchWasteBytes += UInt64(bytes)
         }
     }
 }

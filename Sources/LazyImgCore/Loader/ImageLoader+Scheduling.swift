@@ -1,74 +1,145 @@
 /// The scheduling policy: which jobs run, which wait, which are cancelled.
 /// Every method here runs with the state lock held (the `_` prefix says so).
+///
+/// The view is a small model (`ViewState` -> `SchedulingWindow`); a change in it is
+/// handled by comparing the new window with the last one, so a frame touches only
+/// the rows that entered or left it. Rows that entered go into `toStart`, the
+/// priority structure the pump asks for the most urgent row in each range of the
+/// start order.
 extension ImageLoader {
-    /// The most rows the prefetcher looks at per change, however large the screen.
-    static let maxPrefetchScan = 512
-
-    /// After any change to the list, the visible range or the scroll state: cancel
-    /// what is no longer wanted, then (when idle) add prefetch work and start jobs.
+    /// After a change to the visible range, the scroll state or the target: cancel
+    /// work for rows that left the window, note the rows that entered, start jobs.
     func _viewDidChange(in s: inout LoaderState) {
-        let view = s.view
-        for (id, ticket) in s.tickets where !view.wants(ticket.row) {
-            _cancelTicket(id, in: &s)
-        }
-        // A prefetch claim lapses when its row left the window or now shows another
-        // URL (a new list); the prefetcher renews the claims it still wants.
-        for (key, job) in s.jobs {
-            if let row = job.prefetchRow, !view.wants(row) || row >= s.rows.count || s.rows[row] != key {
-                s.jobs[key]?.prefetchRow = nil
+        let old = s.window
+        let new = s.view.window()
+        s.window = new
+        guard old != new else { return _pump(in: &s) }
+        if old.visible == nil && new.visible != nil {
+            // The first geometry: every ticket so far is checked once.
+            _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
+        } else {
+            let left = RowRanges.subtracting(new.wantedRanges, from: old.wantedRanges)
+            let leftRows = left.reduce(0) { $0 + $1.count }
+            // Walk whichever is shorter: the rows that left, or the work there is.
+            if leftRows <= 2 * s.jobs.count + 64 {
+                for range in left {
+                    for row in range { _rowLeft(row, in: &s) }
+                }
+            } else {
+                _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
             }
         }
-        _addPrefetchJobs(in: &s)
-        for (key, job) in s.jobs where !job.isWanted {
-            _dropJob(key, in: &s)
+        for range in RowRanges.subtracting(old.wantedRanges, from: new.wantedRanges) {
+            s.toStart.insert(range)
         }
         _pump(in: &s)
     }
 
-    /// When idle: make sure the visible rows and the prefetch window have jobs, so
-    /// images arrive before the host asks.
-    func _addPrefetchJobs(in s: inout LoaderState) {
-        guard !s.view.scroll.isMoving, let visible = s.view.visible else { return }
-        let now = clock.nowMilliseconds
-        var scanned = 0
-        for window in [visible, s.view.prefetchWindow] {
-            for row in window.clamped(to: 0..<s.rows.count) {
-                guard scanned < Self.maxPrefetchScan else { return }
-                scanned += 1
-                guard let key = s.rows[row] else { continue }
-                if s.jobs[key] != nil {
-                    if s.jobs[key]?.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
-                    continue
-                }
-                guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
-                      s.failures.recentFailure(of: key.url, now: now) == nil
-                else { continue }
-                var job = Job(id: s.makeID(), key: key)
-                job.prefetchRow = row
-                s.jobs[key] = job
+    /// The list changed under the view: claims and queues are rebuilt from the new
+    /// rows (a rare call, so it may walk the window).
+    func _listDidChange(in s: inout LoaderState) {
+        s.view.rowCount = s.rows.count
+        s.window = s.view.window()
+        for key in Array(s.jobs.keys) { s.jobs[key]?.prefetchRow = nil }
+        s.toStart.removeAll()
+        for range in s.window.wantedRanges {
+            s.toStart.insert(range)
+            // A download already running for a URL the new list shows here keeps going.
+            for row in range {
+                if let key = s.rows[row], let job = s.jobs[key], job.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
             }
+        }
+        _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
+        _pump(in: &s)
+    }
+
+    /// `row` is no longer wanted: end its tickets, drop the prefetcher's claim, and
+    /// count a prefetched image never shown as waste.
+    private func _rowLeft(_ row: Int, in s: inout LoaderState) {
+        guard row < s.rows.count, let key = s.rows[row] else { return }
+        if let bytes = s.prefetch.abandon(key, row: row) {
+            s.stats.prefetchWasted += 1
+            s.stats.prefetchWasteBytes += UInt64(bytes)
+        }
+        guard let job = s.jobs[key] else { return }
+        for (id, ticketRow) in job.tickets where ticketRow == row { _cancelTicket(id, in: &s) }
+        if s.jobs[key]?.prefetchRow == row {
+            s.jobs[key]?.prefetchRow = nil
+            _releaseIfUnwanted(key, in: &s)
         }
     }
 
-    /// Starts waiting jobs, most urgent first, while download slots are free and the
-    /// list is not moving.
+    /// The same for a large change, walking the jobs and the ledger instead of rows.
+    private func _releaseUnwanted(inJobs keys: [CacheKey], in s: inout LoaderState) {
+        let window = s.window
+        for key in keys {
+            guard let job = s.jobs[key] else { continue }
+            for (id, row) in job.tickets where !window.wants(row) { _cancelTicket(id, in: &s) }
+            if let row = s.jobs[key]?.prefetchRow, !window.wants(row) { s.jobs[key]?.prefetchRow = nil }
+            _releaseIfUnwanted(key, in: &s)
+        }
+        let wasted = s.prefetch.abandonAll { !window.wants($0) }
+        s.stats.prefetchWasted += UInt64(wasted.count)
+        s.stats.prefetchWasteBytes += UInt64(wasted.bytes)
+    }
+
+    /// Starts the most urgent startable jobs while download slots are free, as far
+    /// as the motion of the list and the start pacing allow.
     func _pump(in s: inout LoaderState) {
-        guard !s.isShuttingDown, !s.view.scroll.isMoving else { return }
+        guard !s.isShuttingDown else { return }
+        let now = clock.nowMilliseconds
+        let moving = s.view.scroll != .idle
+        let screen = s.window.visible?.count ?? 0
         while s.downloading < configuration.maxConcurrentDownloads {
-            var best: (rank: Int, id: UInt64, key: CacheKey)?
-            for (key, job) in s.jobs where job.phase == .waiting {
-                let rank = job.rank(in: s.view)
-                if let current = best, (current.rank, current.id) <= (rank, job.id) { continue }
-                best = (rank, job.id, key)
+            if moving && !s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads) {
+                return
             }
-            guard let next = best else { return }
-            _startDownload(next.key, in: &s)
+            guard let next = _nextToStart(now: now, in: &s) else { return }
+            if moving { s.starts.take() }
+            _startDownload(next.key, row: next.row, in: &s)
         }
     }
 
-    private func _startDownload(_ key: CacheKey, in s: inout LoaderState) {
+    /// The most urgent row with work to start, its job made if the prefetcher is the
+    /// first to want it. Rows found to need nothing leave `toStart` on the way.
+    private func _nextToStart(now: Int64, in s: inout LoaderState) -> (key: CacheKey, row: Int?)? {
+        for query in s.window.startOrder where !query.isPrefetch || s.prefetch.allowsPrefetch {
+            while let row = query.ascending ? s.toStart.first(in: query.rows) : s.toStart.last(in: query.rows) {
+                s.toStart.remove(row)
+                if let key = _startableKey(forRow: row, now: now, in: &s) { return (key, row) }
+            }
+        }
+        // Requests the geometry does not cover (before the first visible range, or for
+        // rows outside the window), in the order they came.
+        guard s.window.motion == .settled else { return nil }
+        while let key = s.arrivals.popFirst() {
+            if s.jobs[key]?.phase == .waiting { return (key, nil) }
+        }
+        return nil
+    }
+
+    private func _startableKey(forRow row: Int, now: Int64, in s: inout LoaderState) -> CacheKey? {
+        guard row < s.rows.count, let key = s.rows[row] else { return nil }
+        if let job = s.jobs[key] {
+            guard job.phase == .waiting else { return nil }
+            // A row in the window is the loader's to load, whoever asked first.
+            if job.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
+            return key
+        }
+        guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
+              s.failures.recentFailure(of: key.url, now: now) == nil
+        else { return nil }
+        var job = Job(id: s.makeID(), key: key)
+        job.prefetchRow = row
+        s.jobs[key] = job
+        return key
+    }
+
+    private func _startDownload(_ key: CacheKey, row: Int?, in s: inout LoaderState) {
         let id = s.makeID()
         s.jobs[key]?.phase = .downloading(id)
+        let startRow = row ?? s.jobs[key]?.tickets.values.first
+        s.jobs[key]?.startRow = startRow
         s.jobByTransfer[id] = key
         s.downloading += 1
         s.stats.downloadsStarted += 1
@@ -88,9 +159,18 @@ extension ImageLoader {
         guard let ticket = s.tickets[id] else { return }
         _finish(id, .failed(.cancelled), httpStatus: 0, in: &s)
         s.jobs[ticket.key]?.tickets[id] = nil
-        if let job = s.jobs[ticket.key], !job.isWanted {
-            _dropJob(ticket.key, in: &s)
+        _releaseIfUnwanted(ticket.key, in: &s)
+    }
+
+    /// Drops a job nothing wants any more, unless its download is nearly done: that
+    /// one finishes into the cache, as stopping it would waste what already came.
+    func _releaseIfUnwanted(_ key: CacheKey, in s: inout LoaderState) {
+        guard let job = s.jobs[key], !job.isWanted, !job.finishesUnwanted else { return }
+        if case .downloading(let transfer) = job.phase, transport.progress(of: transfer)?.isNearlyDone == true {
+            s.jobs[key]?.finishesUnwanted = true
+            return
         }
+        _dropJob(key, in: &s)
     }
 
     /// Forgets a job, stopping its download. A decode already running finishes and

@@ -59,7 +59,7 @@ public final class ImageLoader: Sendable {
             guard !s.isShuttingDown else { throw .shutdown }
             for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
             s.rows = rows
-            _viewDidChange(in: &s)
+            _listDidChange(in: &s)
         }
     }
 
@@ -69,6 +69,7 @@ public final class ImageLoader: Sendable {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             s.rows.append(contentsOf: rows)
+            s.view.rowCount = s.rows.count
             _viewDidChange(in: &s)
         }
     }
@@ -80,7 +81,7 @@ public final class ImageLoader: Sendable {
     // MARK: View state
 
     /// Rows `first ..< first + count` are on screen. Work for rows outside the visible
-    /// range and the prefetch window is cancelled.
+    /// range, the landing zone and the prefetch window is cancelled.
     public func setVisibleRange(first: Int, count: Int) throws(LoaderError) {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
@@ -90,12 +91,25 @@ public final class ImageLoader: Sendable {
         }
     }
 
-    /// While the list moves no download starts; back at idle the visible rows start
-    /// first, then the prefetch window.
+    /// At rest or slower than the slow-scroll speed the list loads as at rest;
+    /// faster, nothing new starts except the landing zone of a deceleration. Each
+    /// call while decelerating is one velocity sample of the decay.
     public func setScrollState(_ scroll: ScrollState, velocity: Double) throws(LoaderError) {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
-            s.view.setScroll(scroll, velocity: velocity)
+            s.view.setScroll(scroll, velocity: velocity, now: clock.nowMilliseconds)
+            _viewDidChange(in: &s)
+        }
+    }
+
+    /// Rows `first ..< first + count` will be on screen when the list rests (the
+    /// toolkit's own prediction); count 0 withdraws it. Void after the next touch,
+    /// at rest, or when the list turns away.
+    public func setScrollTarget(first: Int, count: Int) throws(LoaderError) {
+        try state.withLock { s throws(LoaderError) in
+            guard !s.isShuttingDown else { throw .shutdown }
+            let lower = max(0, first)
+            s.view.setTarget(lower..<lower.addingClamped(max(0, count)))
             _viewDidChange(in: &s)
         }
     }
@@ -109,6 +123,11 @@ public final class ImageLoader: Sendable {
             if let image = s.cache.image(for: key) {
                 s.stats.requests += 1
                 s.stats.memoryHits += 1
+                if s.prefetch.shown(key) {
+                    s.stats.prefetchHits += 1
+                    // The waste budget may have room again.
+                    _pump(in: &s)
+                }
                 return .image(image)
             }
             guard URLCheck.isLoadable(key.url) else { throw .badURL }
@@ -124,8 +143,11 @@ public final class ImageLoader: Sendable {
                 s.jobs[key] = Job(id: s.makeID(), key: key)
             }
             s.jobs[key]?.tickets[ticket] = row
+            if s.jobs[key]?.phase == .waiting {
+                if s.window.visible != nil && s.window.wants(row) { s.toStart.insert(row) } else { s.arrivals.append(key) }
+            }
             _pump(in: &s)
-            if s.jobs[key]?.phase == .waiting && s.view.scroll.isMoving {
+            if s.jobs[key]?.phase == .waiting && s.window.holds(row) {
                 s.stats.deferred += 1
                 return .deferred(ticket)
             }

@@ -23,6 +23,13 @@ public struct LoaderConfiguration: Sendable {
     public var httpHeaders: [String] = []
     /// How long a failed URL answers with its error before it is tried again.
     public var retryAfterMilliseconds = 2_000
+    /// Below this speed a moving list loads as if at rest; 0 = one screen (the
+    /// visible row count) per second.
+    public var slowScrollRowsPerSecond: Double = 0
+    /// Prefetching pauses while prefetched images not yet shown hold this many bytes:
+    /// a few screens of typical 50-300 KB photos, so waste stays bounded after a
+    /// reversal or a jump.
+    public var prefetchWasteBytes = 4 << 20
     /// Decode threads: one per core, at most four, at least one.
     public var decodeThreads = LoaderConfiguration.defaultDecodeThreads
 

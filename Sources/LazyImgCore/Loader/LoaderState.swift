@@ -4,6 +4,15 @@ struct LoaderState {
     var rows: [CacheKey?] = []
     var cache: MemoryCache
     var view: ViewState
+    /// The windows derived from `view` at its last change.
+    var window = SchedulingWindow()
+    /// Rows of the window (and requested rows) that may still need a download; the
+    /// pump asks it for the most urgent one and drops rows that need nothing.
+    var toStart = RowSet()
+    /// Requests the window does not rank, in the order they came.
+    var arrivals = ArrivalQueue()
+    var prefetch: PrefetchLedger
+    var starts = StartRateLimiter()
     var failures: FailureRecords
     /// Live tickets: a ticket leaves this table exactly when its one event is queued.
     var tickets: [UInt64: Ticket] = [:]
@@ -17,7 +26,9 @@ struct LoaderState {
 
     init(configuration: LoaderConfiguration) {
         cache = MemoryCache(capacity: configuration.memoryCacheBytes)
-        view = ViewState(prefetchRows: configuration.prefetchRows)
+        view = ViewState(prefetchRows: configuration.prefetchRows,
+                         slowRowsPerSecond: configuration.slowScrollRowsPerSecond)
+        prefetch = PrefetchLedger(budgetBytes: configuration.prefetchWasteBytes)
         failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
     }
 

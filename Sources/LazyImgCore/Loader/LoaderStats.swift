@@ -13,6 +13,12 @@ public struct LoaderStats: Sendable, Equatable {
     public var memoryCacheBytes: UInt64 = 0
     public var memoryCacheCount: UInt64 = 0
     public var inFlight: UInt64 = 0
+    /// Requests answered from memory with an image the loader fetched unasked.
+    public var prefetchHits: UInt64 = 0
+    /// Images the loader fetched unasked whose rows left the window unseen, and
+    /// their bytes.
+    public var prefetchWasted: UInt64 = 0
+    public var prefetchWasteBytes: UInt64 = 0
 
     public init() {}
 }

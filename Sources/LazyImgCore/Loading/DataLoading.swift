@@ -57,6 +57,9 @@ public protocol DataLoading: AnyObject, Sendable {
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void)
     func cancel(_ id: TransferID)
+    /// The progress of a running transfer, nil when unknown or finished; cheap and
+    /// non-blocking, as the scheduler asks with its lock held.
+    func progress(of id: TransferID) -> TransferProgress?
     /// Stops every transfer (no completions follow) and joins the thread; idempotent.
     func shutdown()
 }

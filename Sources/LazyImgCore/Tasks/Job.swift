@@ -2,7 +2,7 @@
 /// want the key, there is one job, hence one download per URL.
 struct Job {
     enum Phase: Equatable {
-        /// Not started: waiting for a free slot, or for the list to stop moving.
+        /// Not started: waiting for a free slot, or for the list to slow down.
         case waiting
         case downloading(TransferID)
         case decoding
@@ -14,8 +14,13 @@ struct Job {
     var phase: Phase = .waiting
     /// The tickets waiting for this job, with their rows.
     var tickets: [UInt64: Int] = [:]
-    /// Set when the loader itself wants the image for a row it prefetches.
+    /// Set while the loader itself wants the image for a row of its window.
     var prefetchRow: Int?
+    /// The row the download was started for: where an unasked-for image belongs.
+    var startRow: Int?
+    /// Nothing wants it any more, but its download was nearly done: it finishes
+    /// into the cache.
+    var finishesUnwanted = false
 
     init(id: UInt64, key: CacheKey) {
         self.id = id
@@ -26,9 +31,9 @@ struct Job {
     var isWanted: Bool { !tickets.isEmpty || prefetchRow != nil }
 
     /// The urgency of the most urgent row this job serves; smaller runs first.
-    func rank(in view: ViewState) -> Int {
-        var best = prefetchRow.map(view.rank(of:)) ?? Int.max
-        for row in tickets.values { best = min(best, view.rank(of: row)) }
+    func rank(in window: SchedulingWindow) -> Int {
+        var best = prefetchRow.map(window.rank(of:)) ?? Int.max
+        for row in tickets.values { best = min(best, window.rank(of: row)) }
         return best
     }
 }

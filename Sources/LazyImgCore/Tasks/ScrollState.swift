@@ -3,10 +3,6 @@ public enum ScrollState: Sendable, Equatable {
     case idle
     case dragging
     case decelerating
-
-    /// While the list moves, no new download starts: rows fly past faster than
-    /// their images could arrive.
-    public var isMoving: Bool { self != .idle }
 }
 
 /// Which way the list travels: toward higher rows (`forward`) or lower ones.

@@ -1,60 +1,144 @@
-/// What the host has told the loader about its view: visible rows, scroll state and
-/// direction of travel. Derives the windows the scheduling policy works on.
+/// What the host has told the loader about its view: visible rows, scroll state,
+/// velocity and where a fling will rest. Derives the `SchedulingWindow` the policy
+/// works on.
 public struct ViewState: Sendable {
     /// nil until the host first reports a visible range: then nothing is cancelled
     /// for being off screen and requests run in the order they came.
     public private(set) var visible: Range<Int>?
-    public var scroll: ScrollState = .idle
+    public private(set) var scroll: ScrollState = .idle
+    /// Rows per second, positive toward higher rows.
+    public private(set) var velocity: Double = 0
     public private(set) var direction: ScrollDirection = .forward
-    /// Rows past the visible range to prefetch; nil = one screen (the visible count).
+    /// Where the host says the list will rest; void after the next touch, at rest,
+    /// or when the list turns away from it.
+    public private(set) var target: Range<Int>?
+    /// The list's length, to clamp the windows to.
+    public var rowCount = 0
+    /// Rows past the visible range to prefetch at rest; nil = one screen.
     public let prefetchRows: Int?
+    /// Below this speed the list loads as if at rest; 0 = one screen per second.
+    public let slowRowsPerSecond: Double
 
-    public init(prefetchRows: Int?) {
+    private var deceleration = DecelerationFit()
+    /// The speed at which the last deceleration ended: where this one will end too.
+    private var stopSpeed: Double = 0
+    private var lastDecelerating: (milliseconds: Int64, speed: Double)?
+
+    /// A prefetch window grows by the rows that scroll past in this time...
+    static let prefetchLookaheadSeconds = 0.5
+    /// ...up to this many times its length at rest.
+    static let prefetchGrowthCap = 4
+    /// An estimated landing zone starts this long before the list is expected to stop
+    /// or to slow below the slow-scroll speed (when the visible rows start anyway): a
+    /// round trip, a transfer and a decode (~100 ms on the benchmark's 40 ms server)
+    /// with room for a second round of downloads. Earlier, the estimate still moves.
+    static let landingLeadSeconds = 0.5
+
+    public init(prefetchRows: Int?, slowRowsPerSecond: Double = 0) {
         self.prefetchRows = prefetchRows
+        self.slowRowsPerSecond = slowRowsPerSecond
     }
 
     /// Records a new visible range; movement sets the direction of travel.
     public mutating func setVisible(_ range: Range<Int>) {
         if let old = visible, range.lowerBound != old.lowerBound {
-            direction = range.lowerBound > old.lowerBound ? .forward : .backward
+            turn(range.lowerBound > old.lowerBound ? .forward : .backward)
         }
         visible = range
     }
 
-    /// A non-zero velocity sets the direction (positive = toward higher rows).
-    public mutating func setScroll(_ state: ScrollState, velocity: Double) {
-        scroll = state
-        if velocity > 0 { direction = .forward } else if velocity < 0 { direction = .backward }
-    }
-
-    /// The rows just past the visible range in the direction of travel.
-    public var prefetchWindow: Range<Int> {
-        guard let visible else { return 0..<0 }
-        let length = max(0, prefetchRows ?? visible.count)
-        switch direction {
-        case .forward:
-            return visible.upperBound..<visible.upperBound.addingClamped(length)
-        case .backward:
-            return max(0, visible.lowerBound - length)..<visible.lowerBound
+    /// A non-zero velocity sets the direction (positive = toward higher rows). While
+    /// decelerating, each call is one sample of the decay.
+    public mutating func setScroll(_ state: ScrollState, velocity: Double, now milliseconds: Int64) {
+        if velocity > 0 { turn(.forward) } else if velocity < 0 { turn(.backward) }
+        switch state {
+        case .dragging:
+            // A touch: whatever was predicted for the last fling is void.
+            if scroll != .dragging { target = nil }
+            deceleration.reset()
+        case .idle:
+            if scroll == .decelerating, let last = lastDecelerating, milliseconds - last.milliseconds <= 100 {
+                stopSpeed = last.speed
+            }
+            target = nil
+            deceleration.reset()
+        case .decelerating:
+            deceleration.add(milliseconds: milliseconds, speed: abs(velocity))
+            lastDecelerating = (milliseconds, abs(velocity))
         }
+        scroll = state
+        self.velocity = velocity
     }
 
-    /// Whether work for `row` is still wanted: it is visible or in the prefetch
-    /// window. Always true before the first visible range.
-    public func wants(_ row: Int) -> Bool {
-        guard let visible else { return true }
-        return visible.contains(row) || prefetchWindow.contains(row)
+    /// The host's prediction of the resting rows; an empty range withdraws it.
+    public mutating func setTarget(_ rows: Range<Int>) {
+        target = rows.isEmpty ? nil : rows
     }
 
-    /// How urgent work for `row` is; smaller runs first. Visible rows from the top,
-    /// then the prefetch window nearest first, then anything else.
-    public func rank(of row: Int) -> Int {
-        guard let visible else { return 0 }
-        if visible.contains(row) { return row - visible.lowerBound }
-        let window = prefetchWindow
-        let distance = row < visible.lowerBound ? visible.lowerBound - row : row - visible.upperBound + 1
-        let tier = window.contains(row) ? 1 : 2
-        return tier << 40 | min(distance, 1 << 39)
+    /// A reversal voids the samples and the target of the old direction.
+    private mutating func turn(_ new: ScrollDirection) {
+        guard new != direction else { return }
+        direction = new
+        deceleration.reset()
+        target = nil
+    }
+
+    /// The windows for the current view.
+    func window() -> SchedulingWindow {
+        var window = SchedulingWindow()
+        window.direction = direction
+        guard let reported = visible else {
+            window.motion = scroll == .idle ? .settled : .flying
+            return window
+        }
+        let all = 0..<max(0, rowCount)
+        let visible = reported.clamped(to: all)
+        window.visible = visible
+        let screen = max(1, reported.count)
+        let speed = abs(velocity)
+
+        let base = max(0, prefetchRows ?? screen)
+        let grown = min(Double(base) + speed * Self.prefetchLookaheadSeconds,
+                        Double(base.multipliedClamped(Self.prefetchGrowthCap)))
+        let length = Int(clamping: grown)
+        switch direction {
+        case .forward: window.ahead = (visible.upperBound..<visible.upperBound.addingClamped(length)).clamped(to: all)
+        case .backward: window.ahead = (max(0, visible.lowerBound - length)..<visible.lowerBound).clamped(to: all)
+        }
+
+        let slow = slowRowsPerSecond > 0 ? slowRowsPerSecond : Double(screen)
+        if let rest = restingRows(from: visible, screen: screen, slow: slow) {
+            window.rest = rest.rows.clamped(to: all)
+            window.landing = (max(0, rest.rows.lowerBound - rest.margin)
+                ..< rest.rows.upperBound.addingClamped(rest.margin)).clamped(to: all)
+        }
+
+        if scroll == .idle || speed < slow {
+            window.motion = .settled
+        } else {
+            window.motion = window.landing.isEmpty ? .flying : .landing
+        }
+        return window
+    }
+
+    /// Where the list will rest and the margin around it: the host's target at once,
+    /// else the fitted deceleration once the rest is due within the lead time.
+    private func restingRows(from visible: Range<Int>, screen: Int, slow: Double)
+        -> (rows: Range<Int>, margin: Int)?
+    {
+        let last = max(0, rowCount - screen)
+        if let target {
+            let first = min(target.lowerBound, last)
+            return (first..<first.addingClamped(target.count), max(1, screen / 4))
+        }
+        guard scroll == .decelerating,
+              let remainder = deceleration.remainder(stopSpeed: stopSpeed, dueSpeed: max(stopSpeed, slow)),
+              remainder.seconds <= Self.landingLeadSeconds else { return nil }
+        let rows = Int(clamping: remainder.rows.rounded())
+        let first = direction == .forward ? min(visible.lowerBound.addingClamped(rows), last)
+            : max(0, min(visible.lowerBound - rows, last))
+        // The further the list still travels, the less sure the estimate.
+        return (first..<first.addingClamped(screen), max(2, screen / 2) + rows / 8)
     }
 }
 
@@ -63,5 +147,17 @@ extension Int {
     func addingClamped(_ other: Int) -> Int {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? Int.max : sum
+    }
+
+    func multipliedClamped(_ other: Int) -> Int {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? Int.max : product
+    }
+
+    /// The nearest Int to a Double from C, saturating instead of trapping.
+    init(clamping value: Double) {
+        if value.isNaN || value <= -9.2e18 { self = value.isNaN ? 0 : Int.min }
+        else if value >= 9.2e18 { self = Int.max }
+        else { self = Int(value) }
     }
 }

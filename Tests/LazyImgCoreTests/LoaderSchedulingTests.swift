@@ -1,0 +1,263 @@
+import Glibc
+import XCTest
+@testable import LazyImgCore
+
+private func url(_ row: Int) -> String { "http://example.test/\(row).jpg" }
+private func urls(_ rows: some Sequence<Int>) -> [String] { rows.map(url) }
+
+/// The scroll-aware policy on a fake transport and clock: the slow-scroll speed,
+/// landing zones from the host's target and from the velocity samples, wrong
+/// predictions, the order of starts, the nearly-done rule, the waste budget, start
+/// pacing and large screens.
+final class LoaderSchedulingTests: XCTestCase {
+    /// Completes every live transfer until none is left (completions start more).
+    private func completeAll(_ h: PolicyHarness, bytes: [UInt8] = [1]) {
+        while let next = h.transport.liveURLs.first { h.transport.complete(next, with: .success(bytes)) }
+    }
+
+    func testASlowDragLoadsLikeIdleAndAFastOneStartsNothing() throws {
+        let h = try PolicyHarness(maxConcurrent: 16)
+        try h.loader.setItems(PolicyHarness.urls(200))
+        try h.loader.setVisibleRange(first: 0, count: 10)
+        completeAll(h)
+        try h.loader.setScrollState(.dragging, velocity: 30)
+        try h.loader.setVisibleRange(first: 20, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, [], "30 rows/s is three screens a second: too fast")
+        XCTAssertTrue(try h.loader.request(row: 25).isDeferred)
+        try h.loader.setScrollState(.dragging, velocity: 9)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(20..<30)), "under a screen a second: as at rest")
+        XCTAssertTrue(try h.loader.request(row: 26).isPending)
+    }
+
+    func testTheSlowScrollSpeedIsConfigurable() throws {
+        let h = try PolicyHarness(maxConcurrent: 16) { $0.slowScrollRowsPerSecond = 50 }
+        try h.loader.setItems(PolicyHarness.urls(200))
+        try h.loader.setScrollState(.dragging, velocity: 30)
+        try h.loader.setVisibleRange(first: 20, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(20..<30)))
+        try h.loader.setScrollState(.dragging, velocity: 60)
+        try h.loader.setVisibleRange(first: 40, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, [], "rows 20-29 left and were cancelled; 60 rows/s holds")
+    }
+
+    func testTheTargetStartsTheLandingRowsWhileVisibleRowsFlyingPastWait() throws {
+        let h = try PolicyHarness(maxConcurrent: 6)
+        try h.loader.setItems(PolicyHarness.urls(1_000))
+        try h.loader.setVisibleRange(first: 0, count: 10)
+        completeAll(h)
+        let started = h.transport.startedURLs.count
+        try h.loader.setScrollState(.dragging, velocity: 300)
+        try h.loader.setVisibleRange(first: 30, count: 10)
+        XCTAssertTrue(try h.loader.request(row: 35).isDeferred)
+        // UIKit's scrollViewWillEndDragging: the finger lifts, the toolkit knows the end.
+        try h.loader.setScrollTarget(first: 300, count: 10)
+        XCTAssertEqual(Array(h.transport.startedURLs.dropFirst(started)), urls(300..<306), "resting rows first")
+        try h.loader.setScrollState(.decelerating, velocity: 250)
+        try h.loader.setVisibleRange(first: 60, count: 10)
+        XCTAssertTrue(try h.loader.request(row: 65).isDeferred, "rows flying past still wait")
+        XCTAssertTrue(try h.loader.request(row: 301).isPending, "a landing row is on its way")
+        completeAll(h)
+        // The resting rows, then the margin of a quarter screen on each side.
+        XCTAssertEqual(Array(h.transport.startedURLs.dropFirst(started)), urls(300..<310) + urls([298, 299, 310, 311]))
+    }
+
+    /// Physics the loader is not told about: it must find the rest from the samples.
+    private struct Fling {
+        let name: String
+        let speed: (Double) -> Double
+        /// The speed under which the list stops.
+        let stopSpeed: Double
+    }
+
+    private let flings = [
+        Fling(name: "exponential (UIKit, Android)", speed: { 400 * exp(-2 * $0) }, stopSpeed: 0.5),
+        Fling(name: "constant braking", speed: { 400 - 500 * $0 }, stopSpeed: 0.5),
+        Fling(name: "exponential, stopping at 25 rows/s", speed: { 400 * exp(-3 * $0) }, stopSpeed: 25),
+    ]
+
+    /// Flings from row `from` at 60 Hz, as a UI reports it: state and velocity, then
+    /// the visible range; completes what starts at once. Returns how many downloads
+    /// started more than `lead` seconds before the list slowed to the slow-scroll
+    /// speed (10 rows/s here) or stopped, the rows started by then (after which the
+    /// visible rows would load anyway), and where the list rested.
+    private func fling(_ fling: Fling, from: Int, in h: PolicyHarness, lead: Double = 0.6)
+        -> (startedEarly: Int, startedBySlow: Set<String>, rest: Int)
+    {
+        var slowAt = 0.0
+        while fling.speed(slowAt) >= max(fling.stopSpeed, 10) { slowAt += 0.016 }
+        var position = Double(from)
+        var time = 0.0
+        var startedEarly = 0
+        var before = h.transport.startedURLs.count
+        var startedBySlow: Set<String>?
+        while true {
+            let speed = fling.speed(time)
+            if speed < max(fling.stopSpeed, 10) && startedBySlow == nil { startedBySlow = Set(h.transport.startedURLs) }
+            if speed < fling.stopSpeed { break }
+            h.clock.advance(by: 16)
+            time += 0.016
+            position += speed * 0.016
+            try? h.loader.setScrollState(.decelerating, velocity: speed)
+            try? h.loader.setVisibleRange(first: Int(position), count: 10)
+            let now = h.transport.startedURLs.count
+            if time < slowAt - lead { startedEarly += now - before }
+            before = now
+            completeAll(h)
+        }
+        try? h.loader.setScrollState(.idle, velocity: 0)
+        return (startedEarly, startedBySlow ?? [], Int(position))
+    }
+
+    func testTheLandingZoneIsEstimatedFromTheSamplesWhateverThePhysics() throws {
+        for physics in flings {
+            let h = try PolicyHarness(maxConcurrent: 6)
+            try h.loader.setItems(PolicyHarness.urls(5_000))
+            try h.loader.setVisibleRange(first: 0, count: 10)
+            completeAll(h)
+            // A list that stops at a minimum speed teaches that speed with its first fling.
+            if physics.stopSpeed > 1 { _ = fling(physics, from: 0, in: h) }
+            try h.loader.setVisibleRange(first: 1_000, count: 10)
+            completeAll(h)
+            let startedBefore = h.transport.startedURLs.count
+            let run = fling(physics, from: 1_000, in: h)
+            XCTAssertEqual(run.startedEarly, 0, "\(physics.name): nothing starts before the landing is due")
+            XCTAssertTrue(Set(urls(run.rest..<run.rest + 10)).isSubset(of: run.startedBySlow),
+                          "\(physics.name): every row where the list rests (\(run.rest)) started before it slowed")
+            let spent = h.transport.startedURLs.count - startedBefore
+            XCTAssertLessThanOrEqual(spent, 30, "\(physics.name): a screen plus a margin, not the whole path")
+        }
+    }
+
+    func testACatchCancelsTheLandingWorkExceptDownloadsNearlyDone() throws {
+        let h = try PolicyHarness(maxConcurrent: 6)
+        try h.loader.setItems(PolicyHarness.urls(1_000))
+        try h.loader.setVisibleRange(first: 0, count: 10)
+        completeAll(h)
+        try h.loader.setScrollState(.decelerating, velocity: 300)
+        try h.loader.setVisibleRange(first: 40, count: 10)
+        try h.loader.setScrollTarget(first: 300, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(300..<306)))
+        h.transport.setProgress(url(300), received: 80_000, expected: 100_000)
+        h.transport.setProgress(url(301), received: 10_000, expected: 100_000)
+        let cancelledBefore = h.loader.stats.downloadsCancelled
+
+        // The finger catches the list: the target is void, the list is slow.
+        try h.loader.setScrollState(.dragging, velocity: 0)
+        XCTAssertEqual(h.loader.stats.downloadsCancelled - cancelledBefore, 5, "all but the nearly done one")
+        XCTAssertTrue(h.transport.liveURLs.isSuperset(of: urls(40..<45)), "the rows under the finger load")
+        XCTAssertTrue(h.transport.liveURLs.contains(url(300)))
+        let wasted = h.loader.stats.prefetchWasted
+        XCTAssertTrue(h.transport.complete(url(300), with: .success([1, 2, 3])))
+        XCTAssertEqual(h.loader.stats.prefetchWasted - wasted, 1, "it finished into the cache, unseen")
+    }
+
+    func testAReverseFlingCancelsTheLandingWork() throws {
+        let h = try PolicyHarness(maxConcurrent: 6)
+        try h.loader.setItems(PolicyHarness.urls(1_000))
+        try h.loader.setScrollState(.decelerating, velocity: 300)
+        try h.loader.setVisibleRange(first: 500, count: 10)
+        try h.loader.setScrollTarget(first: 700, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(700..<706)))
+        try h.loader.setScrollState(.decelerating, velocity: -300)
+        XCTAssertEqual(h.transport.liveURLs, [], "flung the other way: nothing there is wanted")
+        h.clock.advance(by: 300)  // pacing: a screen's burst came back meanwhile
+        try h.loader.setScrollTarget(first: 200, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(200..<206)))
+    }
+
+    func testStartsGoVisibleThenLandingThenAhead() throws {
+        let h = try PolicyHarness(maxConcurrent: 1, prefetchRows: 2)
+        try h.loader.setItems(PolicyHarness.urls(100))
+        try h.loader.setVisibleRange(first: 10, count: 4)
+        // Slow (3 rows/s < 4), with the toolkit's target: loads as at rest.
+        try h.loader.setScrollState(.decelerating, velocity: 3)
+        try h.loader.setScrollTarget(first: 40, count: 4)
+        while let next = h.transport.liveURLs.first {
+            h.clock.advance(by: 100)
+            h.transport.complete(next, with: .success([1]))
+        }
+        XCTAssertEqual(h.transport.startedURLs, urls([10, 11, 12, 13, 40, 41, 42, 43, 39, 44, 14, 15, 16]))
+    }
+
+    func testDownloadsLeavingTheWindowStopUnlessNearlyDone() throws {
+        let h = try PolicyHarness(maxConcurrent: 6)
+        try h.loader.setItems(PolicyHarness.urls(100))
+        try h.loader.setVisibleRange(first: 0, count: 5)
+        h.transport.setProgress(url(0), received: 75_000, expected: 100_000)  // 75 %
+        h.transport.setProgress(url(1), received: 1_000_000, expected: 1_016_384)  // 16 KiB left
+        h.transport.setProgress(url(2), received: 70_000, expected: 100_000)
+        h.transport.setProgress(url(3), received: 5_000_000, expected: nil)  // size unknown
+        try h.loader.setVisibleRange(first: 50, count: 5)
+        XCTAssertEqual(h.loader.stats.downloadsCancelled, 3)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls([0, 1]) + urls(50..<54)), "and row 54 waits for a slot")
+        h.transport.complete(url(0), with: .success([1]))
+        XCTAssertTrue(h.transport.liveURLs.contains(url(54)), "the slot it held is free again")
+    }
+
+    func testPrefetchStopsAtTheWasteBudgetButVisibleRowsDoNot() throws {
+        let h = try PolicyHarness(maxConcurrent: 1, prefetchRows: 10) { $0.prefetchWasteBytes = 10 }
+        try h.loader.setItems(PolicyHarness.urls(100))
+        try h.loader.setVisibleRange(first: 0, count: 2)
+        _ = try h.loader.request(row: 0)
+        _ = try h.loader.request(row: 1)
+        completeAll(h, bytes: [1, 2, 3, 4])
+        XCTAssertEqual(h.transport.startedURLs, urls(0..<5), "rows 2-4: 12 unseen bytes, over the budget of 10")
+        h.deliver(until: 2)
+
+        // From memory, or joining the job if its decode has not finished yet.
+        if let ticket = try h.loader.request(row: 2).ticket {
+            h.deliver(until: 3)
+            XCTAssertNotNil(h.log.events(for: ticket).first?.image)
+        }
+        XCTAssertEqual(h.loader.stats.prefetchHits, 1)
+        XCTAssertEqual(h.transport.liveURLs, [url(5)], "8 unseen bytes: room again")
+        completeAll(h, bytes: [1, 2, 3, 4])
+        XCTAssertEqual(h.transport.startedURLs.count, 6)
+
+        try h.loader.setVisibleRange(first: 50, count: 2)
+        XCTAssertEqual(h.loader.stats.prefetchWasted, 3, "rows 3-5 left unseen")
+        XCTAssertEqual(h.loader.stats.prefetchWasteBytes, 12)
+        XCTAssertEqual(h.transport.liveURLs, [url(50)], "the budget is free again; visible rows first")
+    }
+
+    func testVisibleRowsStartPastTheWasteBudget() throws {
+        let h = try PolicyHarness(maxConcurrent: 4, prefetchRows: 10) { $0.prefetchWasteBytes = 1 }
+        try h.loader.setItems(PolicyHarness.urls(100))
+        try h.loader.setVisibleRange(first: 0, count: 1)
+        completeAll(h, bytes: [1, 2])
+        XCTAssertEqual(h.transport.startedURLs.count, 4, "row 0 and three rows ahead in flight at once")
+        try h.loader.setVisibleRange(first: 2, count: 3)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(4..<5)), "visible row 4 starts; rows 5... wait")
+    }
+
+    func testRapidReversalsArePaced() throws {
+        let h = try PolicyHarness(maxConcurrent: 6, prefetchRows: nil)
+        try h.loader.setItems(PolicyHarness.urls(1_000))
+        try h.loader.setVisibleRange(first: 500, count: 10)
+        completeAll(h)
+        let before = h.transport.startedURLs.count
+        // A second of a finger shaking the list up and down by a row, slower than the
+        // slow-scroll speed: each turn re-aims the prefetch window.
+        for frame in 0..<60 {
+            h.clock.advance(by: 16)
+            let up = frame % 2 == 0
+            try h.loader.setScrollState(.dragging, velocity: up ? -8 : 8)
+            try h.loader.setVisibleRange(first: up ? 499 : 500, count: 10)
+        }
+        let started = h.transport.startedURLs.count - before
+        // A burst of a screen plus the slots, then two screens a second.
+        XCTAssertLessThanOrEqual(started, 16 + 20 + 1)
+        XCTAssertGreaterThan(h.transport.cancelledCount, 0, "the churn was real")
+        try h.loader.setScrollState(.idle, velocity: 0)
+        try h.loader.setVisibleRange(first: 800, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(800..<806)), "at rest nothing is paced")
+    }
+
+    func testAVisibleRangeLargerThan512RowsLoadsAllOfIt() throws {
+        let h = try PolicyHarness(maxConcurrent: 64)
+        try h.loader.setItems(PolicyHarness.urls(3_000))
+        try h.loader.setVisibleRange(first: 1_000, count: 1_500)
+        completeAll(h)
+        XCTAssertEqual(h.transport.startedURLs, urls(1_000..<2_500))
+    }
+}
