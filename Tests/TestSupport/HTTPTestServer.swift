@@ -40,6 +40,9 @@ public final class HTTPTestServer: @unchecked Sendable {
         var body: [UInt8]
         var framing: Framing
         var hold: Hold
+        /// Sends the head and this many body bytes, then holds the rest until
+        /// `release(path)`.
+        var stallAfter: Int? = nil
     }
 
     public let port: Int
@@ -119,6 +122,13 @@ public final class HTTPTestServer: @unchecked Sendable {
     public func serveClosingMidBody(_ path: String, body: [UInt8], sentBytes: Int) {
         addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"],
                              body: Array(body.prefix(sentBytes)), framing: .declaredLength(body.count), hold: .none))
+    }
+
+    /// Announces and sends `body`, but stops after `sentBytes` until `release(path)`:
+    /// a transfer caught part way.
+    public func serveStalling(_ path: String, body: [UInt8], sentBytes: Int) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"], body: body,
+                             framing: .contentLength, hold: .none, stallAfter: sentBytes))
     }
 
     public func redirect(_ path: String, to location: String, status: Int = 302) {
@@ -333,6 +343,12 @@ public final class HTTPTestServer: @unchecked Sendable {
             wire += Array("0\r\n\r\n".utf8)
         } else {
             wire += route.body
+        }
+        if let stallAfter = route.stallAfter {
+            let split = min(wire.count, head.utf8.count + stallAfter)
+            guard send(connection, Array(wire[..<split])), hold(connection, path: request.path, milliseconds: nil)
+            else { return false }
+            wire = Array(wire[split...])
         }
         return send(connection, wire) && keepAlive
     }

@@ -10,6 +10,7 @@ final class CurlCommandQueue: Sendable {
     struct Start: Sendable {
         let id: TransferID
         let request: DataRequest
+        let counters: TransferCounters
         let completion: @Sendable (TransferID, DataResponse) -> Void
     }
 

@@ -13,6 +13,8 @@ public final class CurlDataLoader: DataLoading {
     /// Serialises joins: NativeThread.join must run once, and every `shutdown` caller
     /// must wait until the thread is gone before it may return.
     private let joinGate = Locked(())
+    /// Progress of the transfers started and not yet completed or cancelled.
+    private let counters = Locked<[TransferID: TransferCounters]>([:])
 
     /// `maxConcurrentTransfers` caps libcurl's connections, in total and per host; the
     /// caller is expected to limit concurrency as well, so this is a safety net that
@@ -45,13 +47,26 @@ public final class CurlDataLoader: DataLoading {
     /// Never blocks. After `shutdown` the request is dropped without a completion.
     public func start(_ id: TransferID, _ request: DataRequest,
                       completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
-        commands.enqueueStart(.init(id: id, request: request, completion: completion))
+        let transferCounters = TransferCounters()
+        let counters = self.counters
+        counters.withLock { $0[id] = transferCounters }
+        commands.enqueueStart(.init(id: id, request: request, counters: transferCounters) { id, response in
+            counters.withLock { $0[id] = nil }
+            completion(id, response)
+        })
     }
 
     /// Never blocks. No completion follows for `id` once this returns, unless it was
     /// already running; its connection is closed if the response was still arriving.
     public func cancel(_ id: TransferID) {
+        counters.withLock { $0[id] = nil }
         commands.enqueueCancel(id)
+    }
+
+    /// Never blocks for long: a dictionary lookup under a lock the network thread
+    /// takes only when a transfer starts or ends, then two atomic loads.
+    public func progress(of id: TransferID) -> TransferProgress? {
+        counters.withLock { $0[id] }?.progress
     }
 
     /// Stops every transfer without completing it, waits for the network thread to

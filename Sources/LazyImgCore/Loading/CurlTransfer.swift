@@ -8,6 +8,8 @@ import CCurl
 final class CurlTransfer {
     let id: TransferID
     let completion: @Sendable (TransferID, DataResponse) -> Void
+    /// Where the scheduler reads how far the body got.
+    let counters: TransferCounters
     /// The CURL*; cleaned up in deinit, after the loop removed it from the multi handle.
     let easy: UnsafeMutableRawPointer
 
@@ -21,9 +23,11 @@ final class CurlTransfer {
     private var hasReservedBody = false
 
     /// nil when libcurl cannot make an easy handle (out of memory).
-    init?(id: TransferID, completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
+    init?(id: TransferID, counters: TransferCounters,
+          completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
         guard let easy = curl_easy_init() else { return nil }
         self.id = id
+        self.counters = counters
         self.completion = completion
         self.easy = easy
     }
@@ -91,6 +95,7 @@ final class CurlTransfer {
     /// exceed the limit. Returns false to abort the transfer.
     private func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytesReceived += bytes.count
+        counters.didReceive(total: bytesReceived)
         if maxResponseBytes > 0 && bytesReceived > maxResponseBytes {
             abortedForSize = true
             return false
@@ -111,6 +116,7 @@ final class CurlTransfer {
         var announced: curl_off_t = -1
         guard lazyimg_curl_get_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK,
               announced > 0 else { return }
+        counters.didAnnounce(length: Int(announced))
         let cap = maxResponseBytes > 0 ? maxResponseBytes : 64 << 20
         body.reserveCapacity(min(Int(announced), cap))
     }

@@ -55,7 +55,7 @@ final class CurlTransferLoop: @unchecked Sendable {
             }
             // IDs are unique per loader; a reused live one would orphan its transfer.
             guard transfersByID[start.id] == nil else { fail(.misuse); continue }
-            guard let transfer = CurlTransfer(id: start.id, completion: start.completion) else {
+            guard let transfer = CurlTransfer(id: start.id, counters: start.counters, completion: start.completion) else {
                 fail(.noMemory)
                 continue
             }

@@ -1,0 +1,45 @@
+import Glibc
+import LazyImgCore
+import TestSupport
+import XCTest
+
+/// CurlDataLoader reports how far a running body got, for the nearly-done rule.
+final class CurlTransferProgressTests: XCTestCase {
+    func testProgressCountsTheBodySoFarAgainstItsAnnouncedLengthThenEnds() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let transport = try XCTUnwrap(CurlDataLoader())
+        defer { transport.shutdown() }
+        server.serveStalling("/part", body: [UInt8](repeating: 7, count: 100_000), sentBytes: 80_000)
+        let done = expectation(description: "completed")
+        transport.start(1, DataRequest(url: server.url("/part"))) { _, response in
+            XCTAssertEqual(response.bytesReceived, 100_000)
+            done.fulfill()
+        }
+        // Progress has no event of its own: watch it, with a deadline, until the
+        // stalled part has arrived.
+        var progress: TransferProgress?
+        for _ in 0..<10_000 {
+            progress = transport.progress(of: 1)
+            if progress?.received == 80_000 { break }
+            _ = poll(nil, 0, 1)
+        }
+        XCTAssertEqual(progress, TransferProgress(received: 80_000, expected: 100_000))
+        XCTAssertNil(transport.progress(of: 2), "unknown transfer")
+        server.release("/part")
+        wait(for: [done], timeout: 10)
+        XCTAssertNil(transport.progress(of: 1), "finished transfers report nothing")
+    }
+
+    func testACancelledTransferReportsNothing() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let transport = try XCTUnwrap(CurlDataLoader())
+        defer { transport.shutdown() }
+        server.serveGated("/held", body: [1, 2, 3])
+        transport.start(1, DataRequest(url: server.url("/held"))) { _, _ in }
+        XCTAssertEqual(transport.progress(of: 1), TransferProgress(received: 0, expected: nil))
+        transport.cancel(1)
+        XCTAssertNil(transport.progress(of: 1))
+    }
+}
