@@ -7,9 +7,10 @@
  * from memory, or a ticket whose result arrives later as exactly one event.
  *
  * Behind that: one download per URL however many rows want it, no new
- * downloads while the list scrolls, visible rows first and then a prefetch
- * window in the direction of travel, cancellation of work for rows that left,
- * and decoding plus downsampling to the cell's box off the host's thread.
+ * downloads while the list flies past (but the rows where a fling will rest
+ * start before it rests), visible rows first and then a prefetch window in the
+ * direction of travel, cancellation of work for rows that left, and decoding
+ * plus downsampling to the cell's box off the host's thread.
  *
  * Threading: every function is safe to call from any thread unless its comment
  * says otherwise. No function blocks on I/O or decoding except lazyimg_wait and
@@ -216,6 +217,17 @@ typedef struct lazyimg_config {
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
     lazyimg_output output;         /* default LAZYIMG_OUTPUT_PIXELS */
+    /* Since 0.3.0: */
+    double slow_scroll_rows_per_second; /* a moving list slower than this loads
+                                      as if at rest (see
+                                      lazyimg_set_scroll_state); 0 (default) =
+                                      one screen (the visible row count) per
+                                      second; negative, NaN or infinite is
+                                      INVALID_ARGUMENT */
+    uint64_t prefetch_waste_bytes; /* prefetching pauses while images fetched
+                                      ahead and not yet requested hold this many
+                                      downloaded bytes; visible and landing rows
+                                      still load. Default 4 MiB; 0 = default */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -259,30 +271,66 @@ size_t lazyimg_item_count(const lazyimg_loader *loader);
 /* ------------------------------------------------------------- view state */
 
 /* Rows first .. first+count-1 are on screen (clamped to the list). Work for
- * rows outside the visible range plus the prefetch window (in the direction
- * of travel) is cancelled: their tickets end CANCELLED, their downloads stop.
- * While IDLE the loader itself downloads the visible rows, then the prefetch
- * window, whether or not they were requested yet (results go to the memory
- * cache; only tickets get events). Until the first call every row counts as
- * wanted and requests run in the order they came.
+ * rows outside the visible range, the landing zone of a fling and the
+ * prefetch window (in the direction of travel) is cancelled: their tickets
+ * end CANCELLED, their downloads stop unless nearly done (>= 75% received or
+ * <= 16 KiB left: those finish into the memory cache). Whenever the scroll
+ * state allows loading, the loader itself downloads the visible rows, the
+ * landing zone and the prefetch window, whether or not they were requested yet
+ * (results go to the memory cache; only tickets get events). Until the first
+ * call every row counts as wanted and requests run in the order they came.
+ * Cost: proportional to the rows that entered or left, not to the window.
  * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
 lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, size_t count);
 
-/* The list's scroll state. While DRAGGING or DECELERATING no new download
- * starts (requests answer DEFERRED; memory hits are still served). Back to
- * IDLE, deferred visible rows start first, then the prefetch window in the
- * direction of travel. velocity_rows_per_second: positive = towards higher
- * rows; its sign sets the direction of travel (0 keeps the last one).
+/* The list's scroll state and speed; call it every frame while the list
+ * moves. velocity_rows_per_second: positive = towards higher rows; its sign
+ * sets the direction of travel (0 keeps the last one). What loads:
+ *   IDLE, or moving slower than slow_scroll_rows_per_second (default one
+ *     screen per second): as at rest. Visible rows from the top, then the
+ *     landing zone if one is known, then the prefetch window ahead, which
+ *     grows by half a second of travel up to four times prefetch_rows.
+ *   DRAGGING or DECELERATING faster than that: nothing new starts; requests
+ *     answer DEFERRED (memory hits are still served) and wait for the list to
+ *     slow down or rest; work for rows that leave is cancelled.
+ *   Except the landing zone: the rows where the list will rest, plus a
+ *     margin, start while it still moves. They are the rows given to
+ *     lazyimg_set_scroll_target, or else are estimated while DECELERATING from
+ *     the velocities of successive calls (timed by the loader's monotonic
+ *     clock; exponential and constant-rate decay are both fitted, and the
+ *     speed at which earlier flings stopped is learned) once the list is due
+ *     to stop or slow down within about half a second.
+ * Starts while moving are paced (a burst of a screen plus
+ * max_concurrent_downloads, then two screens a second) so a list shaken back
+ * and forth cannot flood the server; at rest nothing is paced. A new touch
+ * (DRAGGING after another state), a reversal or IDLE voids the landing zone;
+ * its downloads stop unless nearly done.
  * Errors: INVALID_ARGUMENT (NULL, unknown state, NaN velocity), SHUTDOWN. */
 lazyimg_status lazyimg_set_scroll_state(lazyimg_loader *loader, lazyimg_scroll_state state,
                                         double velocity_rows_per_second);
+
+/* ---------------------------------------------------------- scroll target */
+
+/* Rows first .. first+count-1 will be on screen when the list comes to rest:
+ * the toolkit's own prediction (UIKit's targetContentOffset in
+ * scrollViewWillEndDragging, Android's OverScroller.getFinalY, Qt's
+ * QScroller::finalPosition, Flutter's ballistic simulation end). Those rows,
+ * plus a margin of a quarter screen, start at once even while the list flies,
+ * ahead of everything but the visible rows; without a target the loader
+ * estimates the landing zone itself (see lazyimg_set_scroll_state). count 0
+ * withdraws the target. The target is void after the next touch (DRAGGING
+ * after another state), at IDLE, or when the list turns the other way; its
+ * downloads then stop unless nearly done. Clamped to the list.
+ * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
+lazyimg_status lazyimg_set_scroll_target(lazyimg_loader *loader, size_t first, size_t count);
 
 /* ------------------------------------------------------------------- rows */
 
 /* Image for row `row`: the cellForRow call. Never blocks.
  *   LAZYIMG_OK:       in memory; *out_image is a +1 reference.
  *   LAZYIMG_PENDING:  *out_ticket is set; scheduled or in flight.
- *   LAZYIMG_DEFERRED: *out_ticket is set; held back while the list scrolls.
+ *   LAZYIMG_DEFERRED: *out_ticket is set; held back while the list moves
+ *                     fast (see lazyimg_set_scroll_state).
  * After PENDING or DEFERRED exactly one event (IMAGE or FAILED) follows for
  * that ticket and row. Several tickets may share one download. Tickets are
  * never 0 and never reused within a loader.
@@ -384,6 +432,12 @@ typedef struct lazyimg_stats {
     uint64_t memory_cache_bytes;   /* now */
     uint64_t memory_cache_count;   /* now */
     uint64_t in_flight;            /* transfers running now */
+    /* Since 0.3.0: */
+    uint64_t prefetch_hits;        /* requests answered with an image the loader
+                                      had fetched before it was requested */
+    uint64_t prefetch_wasted;      /* images fetched before being requested
+                                      whose rows left the window unrequested */
+    uint64_t prefetch_waste_bytes; /* their downloaded bytes */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.

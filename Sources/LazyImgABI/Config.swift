@@ -21,6 +21,8 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.fit = LAZYIMG_FIT_INSIDE
     c.pixel_format = LAZYIMG_PIXEL_RGBA8
     c.output = LAZYIMG_OUTPUT_PIXELS
+    c.slow_scroll_rows_per_second = defaults.slowScrollRowsPerSecond
+    c.prefetch_waste_bytes = UInt64(defaults.prefetchWasteBytes)
     cfg.pointee = c
 }
 
@@ -79,6 +81,10 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
         : Int(clamping: c.max_response_bytes)
     config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
     config.retryAfterMilliseconds = c.retry_after_ms == 0 ? defaults.retryAfterMilliseconds : Int(c.retry_after_ms)
+    guard c.slow_scroll_rows_per_second.isFinite, c.slow_scroll_rows_per_second >= 0 else { throw .invalidArgument }
+    config.slowScrollRowsPerSecond = c.slow_scroll_rows_per_second
+    config.prefetchWasteBytes = c.prefetch_waste_bytes == 0 ? defaults.prefetchWasteBytes
+        : Int(clamping: c.prefetch_waste_bytes)
     config.userAgent = "lazyimg/" + String(cString: lazyimg_version_string())
     if let agent = c.user_agent {
         config.userAgent = String(cString: agent)

@@ -10,7 +10,7 @@ private func loader(_ pointer: OpaquePointer) -> ImageLoader {
 }
 
 /// Runs `body` on the loader, mapping errors to statuses.
-private func withLoader(_ pointer: OpaquePointer?,
+func withLoader(_ pointer: OpaquePointer?,
                         _ body: (ImageLoader) throws(LoaderError) -> lazyimg_status) -> lazyimg_status {
     guard let pointer else { return LAZYIMG_E_INVALID_ARGUMENT }
     do {
@@ -201,6 +201,9 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
         c.memory_cache_bytes = s.memoryCacheBytes
         c.memory_cache_count = s.memoryCacheCount
         c.in_flight = s.inFlight
+        c.prefetch_hits = s.prefetchHits
+        c.prefetch_wasted = s.prefetchWasted
+        c.prefetch_waste_bytes = s.prefetchWasteBytes
         withUnsafeBytes(of: &c) { bytes in
             UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))
         }
