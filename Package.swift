@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "lazyimg", type: .dynamic, targets: ["LazyImgABI"]),
         .executable(name: "lazyimg-bench", targets: ["lazyimg-bench"]),
+        .executable(name: "lazyimg-bench-scroll", targets: ["lazyimg-bench-scroll"]),
     ],
     targets: [
         // System C libraries, each behind a module map and a shim header.
@@ -43,7 +44,23 @@ let package = Package(
         // The decode benchmark (scripts/bench-decode.sh runs it beside djpeg and Pillow).
         .executableTarget(
             name: "lazyimg-bench",
-            dependencies: ["LazyImgCore", "CTurboJPEG"]
+            dependencies: ["BenchSupport", "LazyImgCore"]
+        ),
+        // What the benchmarks share: file bytes and JPEG encoding.
+        .target(name: "BenchSupport", dependencies: ["LazyImgCore", "CTurboJPEG"]),
+
+        // The scroll benchmark (make bench-scroll): traces, the site server, lazyimg through
+        // its C API and the baseline loaders; a library so a test can run a tiny trace.
+        .target(
+            name: "ScrollBench",
+            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader"]
+        ),
+        .executableTarget(
+            name: "lazyimg-bench-scroll",
+            dependencies: ["ScrollBench"],
+            // Exports lazyimg_* from the program, so dlsym finds lazyimg_set_scroll_target
+            // once the library has it (the version script keeps every other symbol local).
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
         ),
 
         // libpng, for tests only: the second decoder PNG pixels are checked against,
@@ -59,5 +76,6 @@ let package = Package(
         ),
         .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),
         .testTarget(name: "LazyImgABITests", dependencies: ["LazyImgABI", "LazyImgCore", "CLazyImgHeader", "TestSupport"]),
+        .testTarget(name: "ScrollBenchTests", dependencies: ["ScrollBench"]),
     ]
 )

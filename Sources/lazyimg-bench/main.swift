@@ -1,4 +1,5 @@
 import Glibc
+import BenchSupport
 import LazyImgCore
 
 // lazyimg-bench: decode throughput of lazyimg's ImageDecoder, one thread.

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Reads a whole file into memory; nil when it cannot be opened or read.
-func readFile(_ path: String) -> [UInt8]? {
+public func readFile(_ path: String) -> [UInt8]? {
     guard let file = fopen(path, "rb") else { return nil }
     defer { fclose(file) }
     var bytes: [UInt8] = []
@@ -15,7 +15,7 @@ func readFile(_ path: String) -> [UInt8]? {
 }
 
 /// Writes `bytes` to `path`, replacing it; false on any failure.
-func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+public func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
     guard let file = fopen(path, "wb") else { return false }
     let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
     return fclose(file) == 0 && written == bytes.count

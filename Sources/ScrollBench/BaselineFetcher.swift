@@ -1,0 +1,73 @@
+import LazyImgCore
+
+/// What the baselines load with: lazyimg's own transport (libcurl's multi interface
+/// on one network thread, `CurlDataLoader`) and decode pool (`ImageDecoder` on as many
+/// threads as lazyimg uses), decoding to the same box, so only the policy differs.
+///
+/// `fetch` may be called from any thread; decoded images (or failures) wait in
+/// `arrivals` until the host thread takes them, as a main-queue hop would.
+final class BaselineFetcher: Sendable {
+    struct Arrival: Sendable {
+        let row: Int
+        let succeeded: Bool
+    }
+
+    private let urls: [String]
+    private let options: DecodeOptions
+    private let transport: CurlDataLoader
+    private let decodePool: DecodePool
+    private let nextID = Locked<TransferID>(0)
+    private let arrivals = Locked<[Arrival]>([])
+
+    /// `maxConnections`: libcurl's cap on connections (in total and to the one host).
+    init(urls: [String], box: Int, maxConnections: Int) throws(BenchError) {
+        guard let transport = CurlDataLoader(maxConcurrentTransfers: maxConnections) else {
+            throw .setup("libcurl could not be initialised")
+        }
+        guard let pool = DecodePool(threads: LoaderConfiguration.defaultDecodeThreads, makeDecoder: { ImageDecoder() })
+        else {
+            transport.shutdown()
+            throw .setup("cannot start decode threads")
+        }
+        self.urls = urls
+        self.transport = transport
+        decodePool = pool
+        options = DecodeOptions(target: TargetSize(width: box, height: box))
+    }
+
+    /// Downloads and decodes `row`'s image. `downloadDidEnd` runs on the network thread
+    /// when the transfer ends, before the decode.
+    func fetch(row: Int, downloadDidEnd: (@Sendable () -> Void)? = nil) {
+        let id = nextID.withLock { id in
+            id += 1
+            return id
+        }
+        let (options, pool, arrivals) = (self.options, decodePool, self.arrivals)
+        transport.start(id, DataRequest(url: urls[row])) { _, response in
+            downloadDidEnd?()
+            guard case .success(let bytes) = response.result,
+                  pool.submit(priority: 0, { decoder in
+                      let decoded = (try? decoder.decode(bytes, options: options, limits: DecodeLimits())) != nil
+                      arrivals.withLock { $0.append(Arrival(row: row, succeeded: decoded)) }
+                  })
+            else {
+                arrivals.withLock { $0.append(Arrival(row: row, succeeded: false)) }
+                return
+            }
+        }
+    }
+
+    /// What finished since the last call, in order.
+    func takeArrivals() -> [Arrival] {
+        arrivals.withLock { arrivals in
+            defer { arrivals.removeAll(keepingCapacity: true) }
+            return arrivals
+        }
+    }
+
+    /// Stops every transfer and decode and joins the threads.
+    func shutdown() {
+        transport.shutdown()
+        decodePool.shutdown()
+    }
+}

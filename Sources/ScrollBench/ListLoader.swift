@@ -1,0 +1,26 @@
+/// A way of loading a list's images, driven by the harness once per frame exactly as
+/// a UI would drive it, on the one host thread.
+protocol ListLoader: AnyObject {
+    /// One frame of the UI's work: the scroll state, the visible rows, cellForRow for
+    /// each row that `appeared` (on screen now, not in the last frame), and handling
+    /// what arrived. What the harness times as the host's cost of the frame.
+    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int])
+    /// Whether the cell of on-screen `row` shows its image after the last frame.
+    func isShowingImage(row: Int) -> Bool
+    /// Stops all work (waiting for the loader's threads) and says what it counted.
+    func finish() -> LoaderTally
+}
+
+/// Bookkeeping a loader reports when it finishes, to check the run was sound.
+public struct LoaderTally: Sendable {
+    /// lazyimg: tickets handed out (PENDING or DEFERRED); baselines: 0.
+    public var tickets = 0
+    /// Events for those tickets, one each when the contract holds.
+    public var ticketEvents = 0
+    /// Events for unknown tickets or a second event for one ticket: should be 0.
+    public var unexpectedEvents = 0
+    /// Requests answered with an error status (no event follows).
+    public var requestErrors = 0
+    /// Whether lazyimg_set_scroll_target was called.
+    public var usedScrollTarget = false
+}

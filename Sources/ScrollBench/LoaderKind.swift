@@ -1,0 +1,21 @@
+/// The loaders one run compares, in the order the tables list them.
+public enum LoaderKind: String, CaseIterable, Sendable {
+    case lazyimg
+    case eager
+    case lazyTable = "LazyTable"
+    case suspendQueue = "suspend-queue"
+
+    /// The suspend-queue's cap: lazyimg's default max_concurrent_downloads, so the two
+    /// differ in policy only.
+    public static let suspendQueueCap = 6
+
+    func makeLoader(urls: [String], visibleRows: Int, box: Int) throws(BenchError) -> ListLoader {
+        switch self {
+        case .lazyimg: try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box)
+        case .eager: try BaselineListLoader(policy: .eager, urls: urls, box: box)
+        case .lazyTable: try BaselineListLoader(policy: .lazyTable, urls: urls, box: box)
+        case .suspendQueue:
+            try BaselineListLoader(policy: .suspendQueue(maxConcurrent: Self.suspendQueueCap), urls: urls, box: box)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import BenchSupport
+import LazyImgCore
+
+/// The JPEGs the site serves: the Kodak photos re-encoded as the web serves photos
+/// (quality 90, 4:2:0, full 768x512 size), or, without the corpus, generated
+/// photo-sized images with enough texture to weigh about as much.
+public struct SiteImages: Sendable {
+    public let jpegs: [[UInt8]]
+    /// Where they came from, for the report.
+    public let origin: String
+
+    public var averageBytes: Int { jpegs.isEmpty ? 0 : jpegs.reduce(0) { $0 + $1.count } / jpegs.count }
+
+    /// The kodim*.png files of `photosDirectory` when there are any, else `generatedCount`
+    /// generated images of `width` x `height`.
+    public static func make(photosDirectory: String?, generatedCount: Int = 24,
+                            width: Int = 768, height: Int = 512) throws(BenchError) -> SiteImages {
+        if let photosDirectory {
+            let photos = (1...24).compactMap { index -> [UInt8]? in
+                let name = index < 10 ? "kodim0\(index).png" : "kodim\(index).png"
+                return readFile("\(photosDirectory)/\(name)").flatMap(JPEGReencoder.reencode)
+            }
+            if !photos.isEmpty {
+                return SiteImages(jpegs: photos, origin: "\(photos.count) Kodak photos from \(photosDirectory), JPEG q90")
+            }
+        }
+        let generated = (0..<max(1, generatedCount)).compactMap { index in
+            let pixels = texture(width: width, height: height, seed: UInt64(index))
+            return JPEGReencoder.encode(rgba: pixels, width: width, height: height, stride: width * 4)
+        }
+        guard !generated.isEmpty else { throw .setup("cannot encode the generated images") }
+        return SiteImages(jpegs: generated, origin: "\(generated.count) generated \(width)x\(height) JPEGs, q90 (no corpus)")
+    }
+
+    /// Gradients under per-pixel noise: compresses about like a photo.
+    private static func texture(width: Int, height: Int, seed: UInt64) -> [UInt8] {
+        var random = SeededRandom(seed: seed)
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let base = y * width * 4 + x * 4
+                let noise = random.next(below: 48)
+                pixels[base] = UInt8((x * 200 / width + noise) & 0xFF)
+                pixels[base + 1] = UInt8((y * 200 / height + noise) & 0xFF)
+                pixels[base + 2] = UInt8((Int(seed) * 37 + noise * 2) & 0xFF)
+            }
+        }
+        return pixels
+    }
+}

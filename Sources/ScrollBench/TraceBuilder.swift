@@ -1,0 +1,80 @@
+import Glibc
+
+/// Writes a trace gesture by gesture: rests, drags, flings (with an optional catch)
+/// and animated scrolls, each expanded into 60 Hz frames.
+public struct TraceBuilder {
+    public let rows: Int
+    public let visibleRows: Int
+    public var physics = DecelerationPhysics()
+    public private(set) var frames: [ScrollFrame] = []
+    public private(set) var position = 0.0
+
+    public init(rows: Int, visibleRows: Int) {
+        self.rows = rows
+        self.visibleRows = visibleRows
+    }
+
+    private var bounds: ClosedRange<Double> { 0...Double(max(0, rows - visibleRows)) }
+    private static let dt = 1 / ScrollTrace.framesPerSecond
+
+    private static func frameCount(_ seconds: Double) -> Int {
+        max(1, Int((seconds * ScrollTrace.framesPerSecond).rounded()))
+    }
+
+    /// The list stands still: the user reads.
+    public mutating func rest(seconds: Double) {
+        for _ in 0..<Self.frameCount(seconds) {
+            frames.append(ScrollFrame(position: position, motion: .idle, velocity: 0))
+        }
+    }
+
+    /// The finger moves the list at about `rowsPerSecond`; `wobble` (0...1) varies the
+    /// speed over the drag as a hand does.
+    public mutating func drag(rowsPerSecond: Double, seconds: Double, wobble: Double = 0) {
+        let count = Self.frameCount(seconds)
+        for index in 0..<count {
+            let phase = Double(index) / Double(count) * 2 * Double.pi * 2
+            let velocity = rowsPerSecond * (1 + wobble * sin(phase))
+            position = min(max(position + velocity * Self.dt, bounds.lowerBound), bounds.upperBound)
+            frames.append(ScrollFrame(position: position, motion: .dragging, velocity: velocity))
+        }
+    }
+
+    /// A short swipe released at `rowsPerSecond`, then the glide. With `catchAfter`,
+    /// the finger touches the list again after that many seconds of glide (a catch or
+    /// the start of a reverse), so it never rests where the toolkit first said.
+    public mutating func fling(rowsPerSecond: Double, catchAfter: Double? = nil) {
+        drag(rowsPerSecond: rowsPerSecond, seconds: 0.1)
+        let glide = physics.glide(from: position, velocity: rowsPerSecond, within: bounds)
+        let resting = glide.last?.position ?? position
+        let kept = catchAfter.map { min(glide.count, Self.frameCount($0)) } ?? glide.count
+        for (index, step) in glide.prefix(kept).enumerated() {
+            position = step.position
+            frames.append(ScrollFrame(position: position, motion: .decelerating, velocity: step.velocity,
+                                      restingPosition: index == 0 ? resting : nil))
+        }
+    }
+
+    /// A programmatic animated scroll (scroll to the end, status-bar tap) with an
+    /// ease-out curve over `seconds`; the toolkit knows its end from the start.
+    public mutating func animatedScroll(to row: Double, seconds: Double) {
+        let start = position
+        let end = min(max(row, bounds.lowerBound), bounds.upperBound)
+        let count = Self.frameCount(seconds)
+        for index in 1...count {
+            let u = Double(index) / Double(count)
+            let eased = 1 - (1 - u) * (1 - u) * (1 - u)
+            let next = start + (end - start) * eased
+            let velocity = (next - position) / Self.dt
+            position = next
+            frames.append(ScrollFrame(position: position, motion: .decelerating, velocity: velocity,
+                                      restingPosition: index == 1 ? end : nil))
+        }
+    }
+
+    public var seconds: Double { Double(frames.count) / ScrollTrace.framesPerSecond }
+
+    public func trace(named name: String) -> ScrollTrace {
+        ScrollTrace(name: name, rows: rows, visibleRows: visibleRows, frames: frames)
+    }
+}

@@ -1,0 +1,56 @@
+/// What one loader did over one trace: the figures of one table row.
+public struct TraceRun: Sendable {
+    public let trace: String
+    public let loader: String
+    /// Time to visible per settle, ms: from the first frame at rest to the first frame
+    /// where every visible row shows its image. A settle that moved on (or ended)
+    /// before that counts its whole rest, a lower bound, and is counted in `unfinished`.
+    public var timeToVisible: [Double] = []
+    public var unfinished = 0
+    /// Visible rows without their image, summed over frames: at rest, and in all frames.
+    public var blankAtRest = 0
+    public var blankOverall = 0
+    /// The loader's work of each frame on the host thread, ns.
+    public var hostNanoseconds: [Int64] = []
+    /// Frames that started more than a frame late (a busy machine).
+    public var lateFrames = 0
+    /// What reached the server: requests, body bytes sent, and requests for rows whose
+    /// image never showed in a cell.
+    public var requests = 0
+    public var bytes = 0
+    public var wastedRequests = 0
+    public var tally = LoaderTally()
+
+    public init(trace: String, loader: String) {
+        self.trace = trace
+        self.loader = loader
+    }
+
+    public var wasteFraction: Double { requests > 0 ? Double(wastedRequests) / Double(requests) : 0 }
+
+    /// Adds another round of the same trace and loader.
+    public mutating func merge(_ other: TraceRun) {
+        timeToVisible += other.timeToVisible
+        unfinished += other.unfinished
+        blankAtRest += other.blankAtRest
+        blankOverall += other.blankOverall
+        hostNanoseconds += other.hostNanoseconds
+        lateFrames += other.lateFrames
+        requests += other.requests
+        bytes += other.bytes
+        wastedRequests += other.wastedRequests
+        tally.tickets += other.tally.tickets
+        tally.ticketEvents += other.tally.ticketEvents
+        tally.unexpectedEvents += other.tally.unexpectedEvents
+        tally.requestErrors += other.tally.requestErrors
+        tally.usedScrollTarget = tally.usedScrollTarget || other.tally.usedScrollTarget
+    }
+}
+
+/// The nearest-rank percentile (`fraction` in 0...1) of `values`; 0 when empty.
+func percentile<T: Comparable & Numeric>(_ values: [T], _ fraction: Double) -> T {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+    return sorted[min(max(rank, 1), sorted.count) - 1]
+}

@@ -1,0 +1,65 @@
+/// Replays a trace against a loader in real time, one frame per 1/60 s (the network
+/// is real, so the frames must be too), and measures what the cells showed.
+struct TraceRunner {
+    let trace: ScrollTrace
+    let server: SiteServer
+
+    private static let frameNanoseconds = Int64(1e9 / ScrollTrace.framesPerSecond)
+
+    /// Runs the whole trace, then finishes the loader and reads the server's counters
+    /// of `run` (the run number in the loader's URLs).
+    func run(_ loader: ListLoader, named name: String, run: Int) -> TraceRun {
+        var result = TraceRun(trace: trace.name, loader: name)
+        result.hostNanoseconds.reserveCapacity(trace.frames.count)
+        var shownEver = [Bool](repeating: false, count: trace.rows)
+        var previousVisible = 0..<0
+        var previousMotion = ScrollFrame.Motion.idle
+        var settledAt: Int64?
+        var frameStart: Int64 = 0
+        let start = monotonicNanoseconds()
+        for (index, frame) in trace.frames.enumerated() {
+            let tick = start + Int64(index) * Self.frameNanoseconds
+            sleep(untilNanoseconds: tick)
+            frameStart = monotonicNanoseconds()
+            if frameStart - tick > Self.frameNanoseconds { result.lateFrames += 1 }
+
+            let visible = trace.visibleRange(at: frame.position)
+            let appeared = visible.filter { !previousVisible.contains($0) }
+            let before = monotonicNanoseconds()
+            loader.frame(frame, visible: visible, appeared: appeared)
+            result.hostNanoseconds.append(monotonicNanoseconds() - before)
+            previousVisible = visible
+
+            var blank = 0
+            for row in visible {
+                if loader.isShowingImage(row: row) { shownEver[row] = true } else { blank += 1 }
+            }
+            result.blankOverall += blank
+            if frame.motion == .idle {
+                result.blankAtRest += blank
+                if previousMotion != .idle { settledAt = frameStart }
+                if let settled = settledAt, blank == 0 {
+                    result.timeToVisible.append(Double(frameStart - settled) / 1e6)
+                    settledAt = nil
+                }
+            } else if let settled = settledAt {
+                result.timeToVisible.append(Double(frameStart - settled) / 1e6)
+                result.unfinished += 1
+                settledAt = nil
+            }
+            previousMotion = frame.motion
+        }
+        if let settled = settledAt {
+            result.timeToVisible.append(Double(frameStart - settled) / 1e6)
+            result.unfinished += 1
+        }
+        result.tally = loader.finish()
+        let counters = server.counters(run: run)
+        result.requests = counters.requests
+        result.bytes = counters.bytesSent
+        result.wastedRequests = counters.requestsByRow.reduce(0) { sum, entry in
+            entry.key < shownEver.count && shownEver[entry.key] ? sum : sum + entry.value
+        }
+        return result
+    }
+}

@@ -1,0 +1,52 @@
+import ScrollBench
+import XCTest
+
+/// The scroll benchmark's harness works: traces follow their physics, and a tiny trace
+/// runs end to end through lazyimg's C API and a baseline over the loopback site with
+/// sound bookkeeping. It checks counts, never timings: the figures are the
+/// benchmark's business (make bench-scroll).
+final class ScrollBenchHarnessTests: XCTestCase {
+    private func tinyFling() -> ScrollTrace {
+        var builder = TraceBuilder(rows: 120, visibleRows: 10)
+        builder.rest(seconds: 0.2)
+        builder.fling(rowsPerSecond: 150)
+        builder.rest(seconds: 0.3)
+        return builder.trace(named: "tiny fling")
+    }
+
+    func testFlingAnnouncesWhereItRestsAndStopsAboveTheMinimumSpeed() {
+        let trace = tinyFling()
+        let gliding = trace.frames.filter { $0.motion == .decelerating }
+        let announced = gliding.compactMap(\.restingPosition)
+        XCTAssertEqual(announced.count, 1, "the toolkit announces the resting place once per fling")
+        XCTAssertEqual(gliding.first?.restingPosition, announced.first)
+        XCTAssertEqual(gliding.last?.position, announced.first, "the list rests where it was announced")
+        let physics = DecelerationPhysics()
+        XCTAssertGreaterThanOrEqual(gliding.last.map { abs($0.velocity) } ?? 0, physics.minimumSpeed)
+        XCTAssertEqual(trace.frames.last?.motion, .idle)
+        XCTAssertEqual(trace.visibleRange(at: 3.5), 3..<14, "a row cut at the top adds one")
+        XCTAssertEqual(trace.visibleRange(at: 3), 3..<13)
+    }
+
+    func testTinyTraceRunsThroughLazyImgAndABaseline() throws {
+        let images = try SiteImages.make(photosDirectory: nil, generatedCount: 2, width: 96, height: 64)
+        let bench = try ScrollBenchmark(images: images, delayMilliseconds: 5, bytesPerSecond: 0)
+        defer { bench.stop() }
+        let trace = tinyFling()
+
+        let lazy = try bench.run(trace, with: .lazyimg)
+        XCTAssertEqual(lazy.hostNanoseconds.count, trace.frames.count, "one timed host frame per trace frame")
+        XCTAssertGreaterThan(lazy.tally.tickets, 0, "the first screen's requests miss and get tickets")
+        XCTAssertEqual(lazy.tally.ticketEvents, lazy.tally.tickets, "every ticket got its one event")
+        XCTAssertEqual(lazy.tally.unexpectedEvents, 0)
+        XCTAssertEqual(lazy.tally.requestErrors, 0)
+        XCTAssertEqual(lazy.timeToVisible.count, 1, "one settle, after the fling")
+        XCTAssertLessThanOrEqual(lazy.wastedRequests, lazy.requests)
+        XCTAssertLessThanOrEqual(lazy.bytes, lazy.requests * (images.jpegs.map(\.count).max() ?? 0))
+
+        let lazyTable = try bench.run(trace, with: .lazyTable)
+        XCTAssertEqual(lazyTable.hostNanoseconds.count, trace.frames.count)
+        XCTAssertEqual(lazyTable.timeToVisible.count, 1)
+        XCTAssertLessThanOrEqual(lazyTable.wastedRequests, lazyTable.requests)
+    }
+}
