@@ -54,9 +54,10 @@ extension ImageLoader {
     /// list is not moving.
     func _pump(in s: inout LoaderState) {
         guard !s.isShuttingDown, !s.view.scroll.isMoving else { return }
+        let now = clock.nowMilliseconds
         while s.downloading < configuration.maxConcurrentDownloads {
             var best: (rank: Int, id: UInt64, key: CacheKey)?
-            for (key, job) in s.jobs where job.phase == .waiting {
+            for (key, job) in s.jobs where job.phase == .waiting && job.mayStart(now: now, hosts: s.hostBackoff) {
                 let rank = job.rank(in: s.view)
                 if let current = best, (current.rank, current.id) <= (rank, job.id) { continue }
                 best = (rank, job.id, key)

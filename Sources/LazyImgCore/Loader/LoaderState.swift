@@ -5,6 +5,7 @@ struct LoaderState {
     var cache: MemoryCache
     var view: ViewState
     var failures: FailureRecords
+    var hostBackoff: HostBackoff
     /// Live tickets: a ticket leaves this table exactly when its one event is queued.
     var tickets: [UInt64: Ticket] = [:]
     var jobs: [CacheKey: Job] = [:]
@@ -18,6 +19,7 @@ struct LoaderState {
     init(configuration: LoaderConfiguration) {
         cache = MemoryCache(capacity: configuration.memoryCacheBytes)
         view = ViewState(prefetchRows: configuration.prefetchRows)
+        hostBackoff = configuration.hostBackoff
         failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
     }
 

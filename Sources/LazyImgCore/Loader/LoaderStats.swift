@@ -13,6 +13,8 @@ public struct LoaderStats: Sendable, Equatable {
     public var memoryCacheBytes: UInt64 = 0
     public var memoryCacheCount: UInt64 = 0
     public var inFlight: UInt64 = 0
+    /// Downloads started again after a transient failure.
+    public var downloadsRetried: UInt64 = 0
 
     public init() {}
 }
