@@ -19,7 +19,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
-.PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode bench-screenful memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -65,6 +65,13 @@ bench-request:
 	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
 	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
+
+# How long 10 rows take to land from a 40 ms loopback server under the old and new
+# connection defaults (prints a table; an XCTest that skips unless LAZYIMG_BENCH).
+bench-screenful: deps
+	$(SWIFT) build -c $(CONFIG) --build-tests
+	LAZYIMG_BENCH=1 $(SWIFT) test -c $(CONFIG) --skip-build --disable-swift-testing --filter ScreenfulBenchmark 2>&1 \
+	    | grep -v '^\(Test \|\[\|	 Executed\)'
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
 # ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).

@@ -197,7 +197,9 @@ typedef struct lazyimg_config {
                                       that side; 0,0 (default) = original size.
                                       Images are never upscaled. */
     uint64_t memory_cache_bytes;   /* decoded-image cache; default 64 MiB; 0 = off */
-    uint32_t max_concurrent_downloads; /* default 6; 0 = default; at most 64 */
+    uint32_t max_concurrent_downloads; /* default 16 (a screenful of rows and the
+                                      rows ahead start at once); 0 = default;
+                                      at most 64 */
     int32_t prefetch_rows;         /* rows past the visible range in the scroll
                                       direction; -1 (default) = one screen
                                       (the visible count); 0 = none */
@@ -212,7 +214,14 @@ typedef struct lazyimg_config {
                                       "Name: value" strings; NULL = none */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
-                                      2000; 0 = default */
+                                      2000; 0 = default. Before a ticket fails,
+                                      transient failures (NETWORK; HTTP 408,
+                                      429, 500, 502-504) are retried up to 3
+                                      times after 125-250, 250-500, 500-1000 ms
+                                      or the server's Retry-After (at most 30 s);
+                                      3 such failures in a row pause that host
+                                      for 1 s, doubling while it keeps failing
+                                      (at most 16 s). */
     /* Since 0.2.0: */
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
@@ -228,6 +237,12 @@ typedef struct lazyimg_config {
                                       ahead and not yet requested hold this many
                                       downloaded bytes; visible and landing rows
                                       still load. Default 4 MiB; 0 = default */
+    uint32_t max_host_connections; /* connections to one host at once; default
+                                      10, so a 10-row screen from an HTTP/1.1
+                                      server starts in one round; 0 = default;
+                                      at most max_concurrent_downloads. HTTP/2
+                                      servers (https) carry every download to
+                                      them on one connection, as streams. */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */

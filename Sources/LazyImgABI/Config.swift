@@ -23,6 +23,7 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.output = LAZYIMG_OUTPUT_PIXELS
     c.slow_scroll_rows_per_second = defaults.slowScrollRowsPerSecond
     c.prefetch_waste_bytes = UInt64(defaults.prefetchWasteBytes)
+    c.max_host_connections = UInt32(defaults.maxHostConnections)
     cfg.pointee = c
 }
 
@@ -74,6 +75,9 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     guard c.max_concurrent_downloads <= 64 else { throw .invalidArgument }
     config.maxConcurrentDownloads = c.max_concurrent_downloads == 0 ? defaults.maxConcurrentDownloads
         : Int(c.max_concurrent_downloads)
+    guard c.max_host_connections <= 64 else { throw .invalidArgument }
+    config.maxHostConnections = c.max_host_connections == 0 ? defaults.maxHostConnections
+        : Int(c.max_host_connections)
     guard c.prefetch_rows >= -1 else { throw .invalidArgument }
     config.prefetchRows = c.prefetch_rows == -1 ? nil : Int(c.prefetch_rows)
     config.timeoutMilliseconds = c.timeout_ms == 0 ? defaults.timeoutMilliseconds : Int(c.timeout_ms)

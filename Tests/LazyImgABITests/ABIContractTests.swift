@@ -65,7 +65,7 @@ final class ABIContractTests: XCTestCase {
         lazyimg_config_init(&config)
         XCTAssertEqual(config.struct_size, UInt32(MemoryLayout<lazyimg_config>.size))
         XCTAssertEqual(config.memory_cache_bytes, 64 << 20)
-        XCTAssertEqual(config.max_concurrent_downloads, 6)
+        XCTAssertEqual(config.max_concurrent_downloads, 16)
         XCTAssertEqual(config.prefetch_rows, -1)
         XCTAssertEqual(config.timeout_ms, 15_000)
         XCTAssertEqual(config.max_response_bytes, 32 << 20)

@@ -78,7 +78,10 @@ final class CHost: @unchecked Sendable {
     func dispatch(until count: Int, file: StaticString = #filePath, line: UInt = #line) {
         while events.count < count {
             guard lazyimg_wait(loader, 15_000) == LAZYIMG_OK else {
-                XCTFail("timed out with \(events.count) of \(count) events", file: file, line: line)
+                let s = stats()
+                XCTFail("timed out with \(events.count) of \(count) events; started \(s.downloads_started), "
+                        + "failed \(s.downloads_failed), cancelled \(s.downloads_cancelled), in flight \(s.in_flight), "
+                        + "decoded \(s.images_decoded)", file: file, line: line)
                 return
             }
             _ = lazyimg_dispatch(loader, 0)

@@ -44,14 +44,16 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
     /// Completes the live transfer of `url` (from the calling thread, as the network
     /// thread would). Returns false when none is live.
     @discardableResult
-    func complete(_ url: String, with result: Result<[UInt8], LoaderError>, httpStatus: Int = 200) -> Bool {
+    func complete(_ url: String, with result: Result<[UInt8], LoaderError>, httpStatus: Int = 200,
+                  retryAfterMilliseconds: Int64? = nil) -> Bool {
         let transfer = lock.withLock { state -> Started? in
             guard let match = state.live.values.first(where: { $0.url == url }) else { return nil }
             state.live[match.id] = nil
             return match
         }
         guard let transfer else { return false }
-        transfer.completion(transfer.id, DataResponse(result: result, httpStatus: httpStatus))
+        transfer.completion(transfer.id, DataResponse(result: result, httpStatus: httpStatus,
+                                                      retryAfterMilliseconds: retryAfterMilliseconds))
         return true
     }
 }
@@ -111,8 +113,8 @@ final class PolicyHarness {
     let log = EventLog()
     let loader: ImageLoader
 
-    init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, file: StaticString = #filePath, line: UInt = #line,
-         configure: (inout LoaderConfiguration) -> Void = { _ in }) throws {
+    init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, configure: (inout LoaderConfiguration) -> Void = { _ in },
+         jitter: @escaping @Sendable () -> Double = { 0.5 }, file: StaticString = #filePath, line: UInt = #line) throws {
         var config = LoaderConfiguration()
         config.maxConcurrentDownloads = maxConcurrent
         config.prefetchRows = prefetchRows
@@ -121,7 +123,7 @@ final class PolicyHarness {
         configure(&config)
         let log = self.log
         loader = try ImageLoader(configuration: config, transport: transport,
-                                 makeDecoder: { WidthFromBytesDecoder() }, clock: clock) { log.record($0) }
+                                 makeDecoder: { WidthFromBytesDecoder() }, clock: clock, jitter: jitter) { log.record($0) }
     }
 
     /// Dispatches until `count` events in all have been delivered, waiting on the

@@ -172,6 +172,11 @@ public final class HTTPTestServer: @unchecked Sendable {
         waitUntil(timeoutMilliseconds: timeoutMilliseconds) { hitsByPath[path, default: 0] >= count }
     }
 
+    /// Waits until `count` requests arrived, on any paths; false on timeout.
+    public func waitForTotalHits(count: Int, timeoutMilliseconds: Int) -> Bool {
+        waitUntil(timeoutMilliseconds: timeoutMilliseconds) { recorded.count >= count }
+    }
+
     /// Waits until `count` connections ended (closed by either side); false on timeout.
     public func waitForClosedConnections(count: Int, timeoutMilliseconds: Int) -> Bool {
         waitUntil(timeoutMilliseconds: timeoutMilliseconds) { closed >= count }

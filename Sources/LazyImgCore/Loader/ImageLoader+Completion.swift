@@ -18,6 +18,7 @@ extension ImageLoader {
                let row = job.prefetchRow ?? job.startRow {
                 _fetchedUnasked(key, row: row, bytes: bytes.count, in: &s)
             }
+            if case .success = response.result { s.hostBackoff.recordSuccess(of: key.url) }
             switch response.result {
             case .success(let bytes) where encoded != nil:
                 // The host decodes: hand out the file once its bytes say it is an image.
@@ -45,8 +46,7 @@ extension ImageLoader {
                 if !submitted { s.jobs[key] = nil }
             case .failure(let error):
                 s.stats.downloadsFailed += 1
-                _fail(key, error, httpStatus: response.httpStatus,
-                      message: FailureMessage.describe(error, bytes: nil), in: &s)
+                _downloadDidFail(key, error, response, in: &s)
             }
             _pump(in: &s)
         }
@@ -76,7 +76,7 @@ extension ImageLoader {
 
     /// Ends every ticket of the job with `error` and remembers the failure, so the URL
     /// answers at once for a while and is then tried again.
-    private func _fail(_ key: CacheKey, _ error: LoaderError, httpStatus: Int, message: String,
+    func _fail(_ key: CacheKey, _ error: LoaderError, httpStatus: Int, message: String,
                        in s: inout LoaderState) {
         guard let job = s.jobs.removeValue(forKey: key) else { return }
         s.failures.record(key.url, error: error, httpStatus: httpStatus, now: clock.nowMilliseconds)

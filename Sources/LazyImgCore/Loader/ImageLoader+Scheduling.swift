@@ -113,7 +113,11 @@ extension ImageLoader {
         // rows outside the window), in the order they came.
         guard s.window.motion == .settled else { return nil }
         while let key = s.arrivals.popFirst() {
-            if s.jobs[key]?.phase == .waiting { return (key, nil) }
+            // A job waiting out a retry or its host's pause leaves the queue; the retry
+            // timer queues it again when it is due.
+            if let job = s.jobs[key], job.phase == .waiting, job.mayStart(now: now, hosts: s.hostBackoff) {
+                return (key, nil)
+            }
         }
         return nil
     }
@@ -121,13 +125,14 @@ extension ImageLoader {
     private func _startableKey(forRow row: Int, now: Int64, in s: inout LoaderState) -> CacheKey? {
         guard row < s.rows.count, let key = s.rows[row] else { return nil }
         if let job = s.jobs[key] {
-            guard job.phase == .waiting else { return nil }
+            guard job.phase == .waiting, job.mayStart(now: now, hosts: s.hostBackoff) else { return nil }
             // A row in the window is the loader's to load, whoever asked first.
             if job.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
             return key
         }
         guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
-              s.failures.recentFailure(of: key.url, now: now) == nil
+              s.failures.recentFailure(of: key.url, now: now) == nil,
+              s.hostBackoff.pausedUntil(key.url, now: now) == nil
         else { return nil }
         var job = Job(id: s.makeID(), key: key)
         job.prefetchRow = row

@@ -19,16 +19,22 @@ public final class ImageLoader: Sendable {
     let decodePool: DecodePool
     let delivery: EventDelivery
     let clock: any Clock
+    /// A number in 0..<1 for each retry's jitter; fixed in tests.
+    let jitter: @Sendable () -> Double
+    /// Starts retries whose wait ends while the host makes no calls.
+    let retryTimer: WakeTimer
 
     /// - Parameters:
     ///   - transport: fetches bytes; nil = libcurl on a network thread of its own.
     ///   - makeDecoder: makes one decoder per decode thread.
+    ///   - jitter: a random number in 0..<1 per retry, spreading retries apart.
     ///   - onEvent: called once per finished ticket, never with a lock held.
     public init(
         configuration: LoaderConfiguration,
         transport: (any DataLoading)? = nil,
         makeDecoder: @escaping @Sendable () -> any ImageDecoding = { ImageDecoder() },
         clock: any Clock = MonotonicClock(),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onEvent: @escaping @Sendable (LoaderEvent) -> Void
     ) throws(LoaderError) {
         guard let delivery = EventDelivery(mode: configuration.delivery, handler: onEvent) else { throw .io }
@@ -36,18 +42,28 @@ public final class ImageLoader: Sendable {
             delivery.finish()
             throw .io
         }
-        guard let network = transport ?? CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads)
+        guard let network = transport ?? CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads,
+                                                        maxHostConnections: configuration.maxHostConnections)
         else {
             decodePool.shutdown()
             delivery.finish()
             throw .network
         }
+        guard let retryTimer = WakeTimer(name: "lazyimg-retry") else {
+            network.shutdown()
+            decodePool.shutdown()
+            delivery.finish()
+            throw .io
+        }
+        self.retryTimer = retryTimer
+        self.jitter = jitter
         self.configuration = configuration
         self.transport = network
         self.decodePool = decodePool
         self.delivery = delivery
         self.clock = clock
         self.state = Locked(LoaderState(configuration: configuration))
+        retryTimer.setHandler { [weak self] in self?.retryTimerDidFire() }
     }
 
     // MARK: The list
@@ -263,6 +279,7 @@ public final class ImageLoader: Sendable {
             return true
         }
         guard first else { return }
+        retryTimer.stop()
         transport.shutdown()
         decodePool.shutdown()
         delivery.finish()

@@ -12,7 +12,11 @@ public struct LoaderConfiguration: Sendable {
     /// decoder, or a terminal protocol that takes PNG).
     public var output: ImageOutput = .pixels
     public var memoryCacheBytes = 64 << 20
-    public var maxConcurrentDownloads = 6
+    /// Downloads at once: a screenful (10+ rows) plus the rows ahead start in one round.
+    public var maxConcurrentDownloads = 16
+    /// Connections to one host at once (HTTP/1.1). HTTP/2 servers take every download
+    /// to a host on one connection, so this only limits HTTP/1.1.
+    public var maxHostConnections = 10
     /// Rows past the visible range to prefetch; nil = one screen (the visible count).
     public var prefetchRows: Int? = nil
     public var timeoutMilliseconds = 15_000
@@ -30,6 +34,10 @@ public struct LoaderConfiguration: Sendable {
     /// a few screens of typical 50-300 KB photos, so waste stays bounded after a
     /// reversal or a jump.
     public var prefetchWasteBytes = 4 << 20
+    /// Which failed downloads are tried again, and when.
+    public var retryPolicy = RetryPolicy()
+    /// When repeated failures pause a host, and for how long.
+    public var hostBackoff = HostBackoff()
     /// Decode threads: one per core, at most four, at least one.
     public var decodeThreads = LoaderConfiguration.defaultDecodeThreads
 

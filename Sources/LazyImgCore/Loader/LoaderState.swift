@@ -14,6 +14,7 @@ struct LoaderState {
     var prefetch: PrefetchLedger
     var starts = StartRateLimiter()
     var failures: FailureRecords
+    var hostBackoff: HostBackoff
     /// Live tickets: a ticket leaves this table exactly when its one event is queued.
     var tickets: [UInt64: Ticket] = [:]
     var jobs: [CacheKey: Job] = [:]
@@ -29,6 +30,7 @@ struct LoaderState {
         view = ViewState(prefetchRows: configuration.prefetchRows,
                          slowRowsPerSecond: configuration.slowScrollRowsPerSecond)
         prefetch = PrefetchLedger(budgetBytes: configuration.prefetchWasteBytes)
+        hostBackoff = configuration.hostBackoff
         failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
     }
 

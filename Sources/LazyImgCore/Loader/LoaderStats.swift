@@ -19,6 +19,8 @@ public struct LoaderStats: Sendable, Equatable {
     /// their bytes.
     public var prefetchWasted: UInt64 = 0
     public var prefetchWasteBytes: UInt64 = 0
+    /// Downloads started again after a transient failure.
+    public var downloadsRetried: UInt64 = 0
 
     public init() {}
 }

@@ -16,17 +16,21 @@ public final class CurlDataLoader: DataLoading {
     /// Progress of the transfers started and not yet completed or cancelled.
     private let counters = Locked<[TransferID: TransferCounters]>([:])
 
-    /// `maxConcurrentTransfers` caps libcurl's connections, in total and per host; the
-    /// caller is expected to limit concurrency as well, so this is a safety net that
-    /// queues excess transfers inside libcurl rather than refusing them.
+    /// `maxConcurrentTransfers` caps libcurl's connections in total, `maxHostConnections`
+    /// those to any one host (nil = the total). Transfers past a cap wait inside libcurl
+    /// for a connection rather than being refused; the caller limits its own
+    /// concurrency as well. Over HTTP/2 (https servers that offer it) transfers to one
+    /// host share a connection as streams, so the per-host cap does not hold them back.
     /// Returns nil when libcurl cannot be initialised or the thread cannot be made.
-    public init?(maxConcurrentTransfers: Int = 6) {
+    public init?(maxConcurrentTransfers: Int = 6, maxHostConnections: Int? = nil) {
         guard CurlGlobal.isInitialized, let multi = curl_multi_init() else { return nil }
         let connections = max(1, maxConcurrentTransfers)
         _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections)
-        _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections)
+        _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+                                        min(connections, max(1, maxHostConnections ?? connections)))
         // Keep as many idle connections as may be busy at once, for reuse.
         _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, connections)
+        _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
 
         let commands = CurlCommandQueue(multi: multi)
         let loop = CurlTransferLoop(multi: multi, commands: commands)

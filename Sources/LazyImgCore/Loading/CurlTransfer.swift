@@ -70,6 +70,13 @@ final class CurlTransfer {
             check(lazyimg_curl_set_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)))
         }
         check(lazyimg_curl_set_string(easy, CURLOPT_USERAGENT, request.userAgent))
+        if URLCheck.hasPrefixIgnoringCase(request.url.utf8, "https:") {
+            // A screenful of rows to a new https host: wait for the first connection's
+            // ALPN answer and multiplex over it if it speaks HTTP/2, instead of opening
+            // a connection per row. (Plain http never speaks HTTP/2 here, so waiting
+            // would only serialise.)
+            check(lazyimg_curl_set_long(easy, CURLOPT_PIPEWAIT, 1))
+        }
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
         for line in request.headers {
@@ -121,6 +128,14 @@ final class CurlTransfer {
         body.reserveCapacity(min(Int(announced), cap))
     }
 
+    /// libcurl reads Retry-After in seconds (and as a date, which it turns into
+    /// seconds from now); nil when absent.
+    private var retryAfterMilliseconds: Int64? {
+        var seconds: curl_off_t = 0
+        guard lazyimg_curl_get_off(easy, CURLINFO_RETRY_AFTER, &seconds) == CURLE_OK, seconds > 0 else { return nil }
+        return Int64(seconds).multipliedClamped(by: 1000)
+    }
+
     private var lastHTTPStatus: Int {
         var status = 0
         _ = lazyimg_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
@@ -143,6 +158,7 @@ final class CurlTransfer {
             result = .success(body)
         }
         body = []
-        return DataResponse(result: result, httpStatus: status, bytesReceived: bytesReceived)
+        return DataResponse(result: result, httpStatus: status, bytesReceived: bytesReceived,
+                            retryAfterMilliseconds: retryAfterMilliseconds)
     }
 }

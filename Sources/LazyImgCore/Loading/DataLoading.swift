@@ -36,11 +36,15 @@ public struct DataResponse: Sendable {
     /// Response body bytes that arrived, also for failed transfers and for error pages
     /// that were discarded: what the loader counts as `bytes_downloaded`.
     public var bytesReceived: Int
+    /// The server's Retry-After, when it sent one in seconds form (429, 503).
+    public var retryAfterMilliseconds: Int64?
 
-    public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0) {
+    public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0,
+                retryAfterMilliseconds: Int64? = nil) {
         self.result = result
         self.httpStatus = httpStatus
         self.bytesReceived = bytesReceived
+        self.retryAfterMilliseconds = retryAfterMilliseconds
     }
 }
 

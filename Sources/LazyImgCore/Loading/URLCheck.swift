@@ -17,7 +17,7 @@ public enum URLCheck {
         return hasPrefixIgnoringCase(bytes, "file://") && bytes.count > "file://".utf8.count
     }
 
-    private static func hasPrefixIgnoringCase(_ bytes: String.UTF8View, _ prefix: String) -> Bool {
+    static func hasPrefixIgnoringCase(_ bytes: String.UTF8View, _ prefix: String) -> Bool {
         var iterator = bytes.makeIterator()
         for expected in prefix.utf8 {
             guard let byte = iterator.next() else { return false }

@@ -21,10 +21,20 @@ struct Job {
     /// Nothing wants it any more, but its download was nearly done: it finishes
     /// into the cache.
     var finishesUnwanted = false
+    /// Downloads retried after a transient failure, and the clock time before which
+    /// the next attempt may not start.
+    var retries = 0
+    var notBefore: Int64 = .min
 
     init(id: UInt64, key: CacheKey) {
         self.id = id
         self.key = key
+    }
+
+    /// Whether a waiting job may start at `now`: its retry wait is over and its host
+    /// is not backing off.
+    func mayStart(now: Int64, hosts: HostBackoff) -> Bool {
+        notBefore <= now && hosts.pausedUntil(key.url, now: now) == nil
     }
 
     /// Whether a ticket or the prefetcher still wants the result.

@@ -1,0 +1,63 @@
+/// Failed downloads that may succeed on a second try: back off, then try again, and
+/// pause a host that keeps failing. Methods with `_` run with the state lock held.
+extension ImageLoader {
+    /// A download failed. A transient failure of a job with retries left sends it back
+    /// to wait (its tickets keep waiting, no event yet); anything else ends its tickets.
+    func _downloadDidFail(_ key: CacheKey, _ error: LoaderError, _ response: DataResponse,
+                          in s: inout LoaderState) {
+        let policy = configuration.retryPolicy
+        let now = clock.nowMilliseconds
+        guard RetryPolicy.isTransient(error) else {
+            _fail(key, error, httpStatus: response.httpStatus, message: FailureMessage.describe(error, bytes: nil),
+                  in: &s)
+            return
+        }
+        if let reopens = s.hostBackoff.recordFailure(of: key.url, now: now) {
+            retryTimer.wake(afterMilliseconds: reopens - now)
+        }
+        guard let job = s.jobs[key], job.retries < policy.maxRetries else {
+            _fail(key, error, httpStatus: response.httpStatus, message: FailureMessage.describe(error, bytes: nil),
+                  in: &s)
+            return
+        }
+        let delay = policy.delay(beforeRetry: job.retries + 1,
+                                 retryAfterMilliseconds: response.retryAfterMilliseconds, unit: jitter())
+        s.jobs[key]?.retries += 1
+        s.jobs[key]?.phase = .waiting
+        s.jobs[key]?.notBefore = now.addingClamped(delay)
+        s.stats.downloadsRetried += 1
+        retryTimer.wake(afterMilliseconds: delay)
+    }
+
+    /// The retry timer's moment came: start what is due, and ask to be woken for the
+    /// next job still waiting out a retry or a host's pause.
+    func retryTimerDidFire() {
+        let next: Int64? = state.withLock { s in
+            guard !s.isShuttingDown else { return nil }
+            // The pump forgot rows and requests it could not start yet: offer them again.
+            for range in s.window.wantedRanges { s.toStart.insert(range) }
+            let window = s.window
+            for job in s.jobs.values where job.phase == .waiting
+                && (window.visible == nil || job.tickets.values.contains { !window.wants($0) }) {
+                s.arrivals.append(job.key)
+            }
+            _pump(in: &s)
+            let now = clock.nowMilliseconds
+            var next: Int64?
+            for job in s.jobs.values where job.phase == .waiting {
+                let due = max(job.notBefore, s.hostBackoff.pausedUntil(job.key.url, now: now) ?? .min)
+                if due > now { next = min(next ?? .max, due - now) }
+            }
+            return next
+        }
+        if let next { retryTimer.wake(afterMilliseconds: next) }
+    }
+}
+
+extension Int64 {
+    /// `self + other` without trapping.
+    func addingClamped(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}

@@ -1,0 +1,76 @@
+/// A short back-off per host, opened by repeated failures (a circuit breaker).
+///
+/// When a host is down every row of the list fails there in turn, each one holding a
+/// download slot until its connection times out. After `threshold` transient
+/// failures in a row, no download to that host starts for a while; rows of other
+/// hosts use the slots meanwhile. Downloads after the pause are probes: a
+/// success closes the breaker, a failure opens it again for twice as long (up to
+/// `maxOpenMilliseconds`). Hosts are compared as the URL's bytes, like cache keys.
+public struct HostBackoff: Sendable {
+    private struct Host {
+        var failuresInARow = 0
+        var openMilliseconds: Int64 = 0
+        var closedAt: Int64 = 0
+    }
+
+    public var threshold = 3
+    public var openMilliseconds: Int64 = 1_000
+    public var maxOpenMilliseconds: Int64 = 16_000
+    private var hosts: [String: Host] = [:]
+    /// The latest time any host stays closed to: a quick "nothing is open" check
+    /// for the scheduler, which asks once per job it considers.
+    public private(set) var latestReopening: Int64 = .min
+
+    public init() {}
+
+    /// Records a transient failure. Returns when the host opens again if this failure
+    /// (re)opened its back-off, else nil.
+    public mutating func recordFailure(of url: String, now: Int64) -> Int64? {
+        guard let host = Self.host(of: url) else { return nil }
+        var entry = hosts[host, default: Host()]
+        entry.failuresInARow += 1
+        guard entry.failuresInARow >= threshold else {
+            hosts[host] = entry
+            return nil
+        }
+        // A failure while still paused (downloads that were already running) does not
+        // stretch the pause again.
+        guard now >= entry.closedAt else {
+            hosts[host] = entry
+            return nil
+        }
+        entry.openMilliseconds = entry.openMilliseconds == 0 ? openMilliseconds
+            : min(maxOpenMilliseconds, entry.openMilliseconds.multipliedClamped(by: 2))
+        entry.closedAt = now + entry.openMilliseconds
+        latestReopening = max(latestReopening, entry.closedAt)
+        hosts[host] = entry
+        return entry.closedAt
+    }
+
+    /// A download from the host worked: it is healthy again.
+    public mutating func recordSuccess(of url: String) {
+        guard !hosts.isEmpty, let host = Self.host(of: url) else { return }
+        hosts[host] = nil
+    }
+
+    /// When downloads from `url`'s host may start again, if they may not now.
+    public func pausedUntil(_ url: String, now: Int64) -> Int64? {
+        guard now < latestReopening, let host = Self.host(of: url), let entry = hosts[host],
+              now < entry.closedAt else { return nil }
+        return entry.closedAt
+    }
+
+    /// The authority of an http(s) URL, as bytes between "//" and the path; nil for
+    /// other URLs (file:// has no host to protect).
+    static func host(of url: String) -> String? {
+        let bytes = url.utf8
+        let scheme = URLCheck.hasPrefixIgnoringCase(bytes, "http://") ? "http://"
+            : URLCheck.hasPrefixIgnoringCase(bytes, "https://") ? "https://" : nil
+        guard let scheme else { return nil }
+        let authority = bytes.dropFirst(scheme.utf8.count)
+        let end = authority.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? authority.endIndex
+        guard authority.startIndex < end else { return nil }
+        return String(Substring(bytes[authority.startIndex..<end]))
+    }
+}

@@ -1,0 +1,34 @@
+import CLazyImgHeader
+import TestSupport
+import XCTest
+
+/// A transient failure retried for real: libcurl against the loopback server, which
+/// answers 503 with a Retry-After and then the image.
+final class RetryEndToEndTests: XCTestCase {
+    private var server: HTTPTestServer!
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer()
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    func testA503IsRetriedAfterItsRetryAfterAndTheTicketGetsTheImage() throws {
+        // Retry-After: 1 keeps the second request at least a second away, so the route
+        // is swapped before it comes.
+        server.serve("/busy.png", body: Array("busy".utf8), status: 503, headers: ["Retry-After: 1"])
+        let host = try CHost()
+        XCTAssertEqual(host.setItems([server.url("/busy.png")]), LAZYIMG_OK)
+        let ticket = host.request(0).ticket
+        XCTAssertTrue(server.waitForHits("/busy.png", count: 1, timeoutMilliseconds: 10_000))
+        server.serve("/busy.png", body: makePNG(width: 8, height: 8))
+        host.dispatch(until: 1)
+        XCTAssertEqual(host.events.map(\.ticket), [ticket], "one event for the ticket, after the retry")
+        XCTAssertEqual(host.events.first?.type, LAZYIMG_EVENT_IMAGE)
+        XCTAssertEqual(host.events.first?.width, 8)
+        XCTAssertEqual(server.hits("/busy.png"), 2)
+        XCTAssertEqual(host.stats().downloads_failed, 1)
+    }
+}
