@@ -182,8 +182,9 @@ public func lazyimg_wait(_ pointer: OpaquePointer?, _ timeoutMilliseconds: Int32
 public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePointer<lazyimg_stats>?) -> lazyimg_status {
     guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
     // Only the first field is known to exist in every version.
-    let size = min(Int(UnsafeRawPointer(out).load(as: UInt32.self)), MemoryLayout<lazyimg_stats>.size)
-    guard size >= MemoryLayout<UInt32>.size else { return LAZYIMG_E_INVALID_ARGUMENT }
+    let callerSize = Int(UnsafeRawPointer(out).load(as: UInt32.self))
+    guard StructVersions.isAcceptedStatsSize(callerSize) else { return LAZYIMG_E_INVALID_ARGUMENT }
+    let size = min(callerSize, MemoryLayout<lazyimg_stats>.size)
     return withLoader(pointer) { loader in
         let s = loader.stats
         var c = lazyimg_stats()
