@@ -185,7 +185,10 @@ typedef void (*lazyimg_event_fn)(void *user_data, const lazyimg_event *ev);
 
 /* Loader settings. Fill with lazyimg_config_init, then change what you need.
  * Fields are only ever appended; the library reads min(struct_size, its own
- * size) bytes and uses defaults for the rest. */
+ * size) bytes and uses defaults for the rest. struct_size must be
+ * sizeof(lazyimg_config) of a released header (0.1, 0.2, ...) or at least the
+ * library's own size; any other value (one ending inside a field) is
+ * INVALID_ARGUMENT. */
 typedef struct lazyimg_config {
     uint32_t struct_size;          /* set by lazyimg_config_init */
     lazyimg_event_fn on_event;     /* may be NULL: events are then dropped */
@@ -202,7 +205,8 @@ typedef struct lazyimg_config {
                                       (the visible count); 0 = none */
     uint32_t timeout_ms;           /* whole-transfer timeout; default 15000;
                                       0 = default */
-    uint64_t max_response_bytes;   /* default 32 MiB; 0 = default */
+    uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
+                                      1 GiB (UINT64_MAX included) mean 1 GiB */
     uint64_t max_pixels;           /* width*height limit checked from the image
                                       header before decoding; default 50e6;
                                       0 = default */
@@ -387,7 +391,8 @@ typedef struct lazyimg_stats {
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.
- * Errors: INVALID_ARGUMENT (NULL or struct_size < 4). */
+ * Errors: INVALID_ARGUMENT (NULL, or struct_size neither sizeof(lazyimg_stats)
+ * of a released header nor at least the library's own size). */
 lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 
 /* Levels for lazyimg_trim_memory. */

@@ -41,7 +41,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     if let cfg {
         // Only the first field is known to exist in every version.
         let size = Int(UnsafeRawPointer(cfg).load(as: UInt32.self))
-        guard size >= MemoryLayout<UInt32>.size else { throw .invalidArgument }
+        guard StructVersions.isAcceptedConfigSize(size) else { throw .invalidArgument }
         withUnsafeMutableBytes(of: &c) { ours in
             ours.copyMemory(from: UnsafeRawBufferPointer(start: cfg, count: min(size, ours.count)))
         }
@@ -76,7 +76,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.prefetchRows = c.prefetch_rows == -1 ? nil : Int(c.prefetch_rows)
     config.timeoutMilliseconds = c.timeout_ms == 0 ? defaults.timeoutMilliseconds : Int(c.timeout_ms)
     config.maxResponseBytes = c.max_response_bytes == 0 ? defaults.maxResponseBytes
-        : Int(clamping: c.max_response_bytes)
+        : Int(clamping: min(c.max_response_bytes, UInt64(LoaderConfiguration.maxResponseBytesCap)))
     config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
     config.retryAfterMilliseconds = c.retry_after_ms == 0 ? defaults.retryAfterMilliseconds : Int(c.retry_after_ms)
     config.userAgent = "lazyimg/" + String(cString: lazyimg_version_string())

@@ -17,6 +17,9 @@ public struct LoaderConfiguration: Sendable {
     public var prefetchRows: Int? = nil
     public var timeoutMilliseconds = 15_000
     public var maxResponseBytes = 32 << 20
+    /// The largest `maxResponseBytes` a C config may ask for; larger values are
+    /// clamped to it, so "no limit" (UINT64_MAX) still bounds one body in memory.
+    public static let maxResponseBytesCap = 1 << 30
     public var maxPixels = 50_000_000
     public var userAgent = "lazyimg"
     /// "Name: value" lines sent with every request.

@@ -105,14 +105,19 @@ final class CurlTransfer {
         return true
     }
 
-    /// One allocation for the whole body when the server announced its size, but
-    /// never more than the limit, whatever the header claims.
+    /// The most a Content-Length may make us reserve ahead of the bytes: the header is
+    /// the server's claim, so beyond this the body grows only as bytes really arrive.
+    static let maxReserveBytes = 1 << 20
+
+    /// One allocation for a small body whose size the server announced; a large one
+    /// starts at `maxReserveBytes` and grows with the bytes.
     private func reserveForAnnouncedLength() {
         var announced: curl_off_t = -1
         guard lazyimg_curl_get_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK,
               announced > 0 else { return }
-        let cap = maxResponseBytes > 0 ? maxResponseBytes : 64 << 20
-        body.reserveCapacity(min(Int(announced), cap))
+        var reserve = min(Int(clamping: announced), Self.maxReserveBytes)
+        if maxResponseBytes > 0 { reserve = min(reserve, maxResponseBytes) }
+        body.reserveCapacity(reserve)
     }
 
     private var lastHTTPStatus: Int {
