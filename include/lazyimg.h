@@ -210,9 +210,14 @@ typedef struct lazyimg_config {
     uint64_t max_pixels;           /* width*height limit checked from the image
                                       header before decoding; default 50e6;
                                       0 = default */
-    const char *user_agent;        /* copied; NULL = "lazyimg/VERSION" */
+    const char *user_agent;        /* copied; NULL = "lazyimg/VERSION"; no
+                                      control bytes but HT */
     const char *const *http_headers; /* copied; NULL-terminated list of
-                                      "Name: value" strings; NULL = none */
+                                      "Name: value" strings; NULL = none. The
+                                      name must be an HTTP token and not Host
+                                      (the URL names the server); the value has
+                                      no control bytes but HT. Sent only where
+                                      http_headers_origins says. */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default */

@@ -87,8 +87,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     if var line = c.http_headers {
         while let header = line.pointee {
             let text = String(cString: header)
-            guard config.httpHeaders.count < 256, isHeaderSafe(text),
-                  let colon = text.firstIndex(of: ":"), colon != text.startIndex
+            guard config.httpHeaders.count < 256, isHeaderSafe(text), DataRequest.isCustomHeader(text)
             else { throw .invalidArgument }
             config.httpHeaders.append(text)
             line += 1

@@ -38,7 +38,7 @@ final class CurlTransfer {
     func configure(_ request: DataRequest) -> LoaderError? {
         guard URLCheck.isLoadable(request.url) else { return .badURL }
         // libcurl sends header values as given: a line break would smuggle in a header.
-        guard ([request.userAgent] + request.headers).allSatisfy(DataRequest.isSingleHeaderLine) else {
+        guard DataRequest.isSingleHeaderLine(request.userAgent), request.headers.allSatisfy(DataRequest.isCustomHeader) else {
             return .invalidArgument
         }
         maxResponseBytes = max(0, request.maxResponseBytes)

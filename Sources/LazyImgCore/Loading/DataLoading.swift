@@ -21,10 +21,11 @@ public struct DataRequest: Sendable {
 }
 
 extension DataRequest {
-    /// No CR, LF or NUL: libcurl sends header values as given, so a line break would
-    /// smuggle in a second header or request, and a NUL would cut the C string short.
+    /// No control byte but HT: libcurl sends header values as given, so a line break
+    /// would smuggle in a second header or request, a NUL would cut the C string
+    /// short, and other controls (ESC, DEL) are not allowed in a field (RFC 9110 5.5).
     public static func isSingleHeaderLine(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        !text.utf8.contains { ($0 < 0x20 && $0 != UInt8(ascii: "\t")) || $0 == 0x7F }
     }
 }
 
