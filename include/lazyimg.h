@@ -66,13 +66,15 @@ typedef enum lazyimg_status {
     /* Errors are negative. Append only; never renumbered. */
     LAZYIMG_E_INVALID_ARGUMENT = -1, /* NULL pointer, bad size or bad value */
     LAZYIMG_E_OUT_OF_RANGE = -2,     /* row at or past lazyimg_item_count() */
-    LAZYIMG_E_BAD_URL = -3,          /* not an http://, https:// or file:// URL */
+    LAZYIMG_E_BAD_URL = -3,          /* not an http:// or https:// URL (file://
+                                        only with allow_file_urls) */
     LAZYIMG_E_NETWORK = -4,          /* connect, DNS, TLS, reset or timeout */
     LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format this build decodes */
     LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels */
-    LAZYIMG_E_IO = -9,               /* a local file or descriptor failed */
+    LAZYIMG_E_IO = -9,               /* a local file or descriptor failed, or a
+                                        file:// URL is not a regular file */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
     LAZYIMG_E_NO_MEMORY = -11,       /* an allocation failed */
     LAZYIMG_E_MISUSE = -12,          /* called where the contract forbids it */
@@ -153,7 +155,7 @@ typedef enum lazyimg_source {
     LAZYIMG_SOURCE_NONE = 0,    /* failures */
     LAZYIMG_SOURCE_MEMORY = 1,
     LAZYIMG_SOURCE_DISK = 2,    /* reserved for the disk cache */
-    LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl (file:// included) */
+    LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl, or a file:// read */
 } lazyimg_source;
 
 /* One completion. Fields are only ever appended; check struct_size before
@@ -225,6 +227,15 @@ typedef struct lazyimg_config {
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
     lazyimg_output output;         /* default LAZYIMG_OUTPUT_PIXELS */
+    /* Since 0.3.0: */
+    int32_t allow_file_urls;       /* 0 (default): file:// URLs are refused with
+                                      LAZYIMG_E_BAD_URL, so a feed cannot read
+                                      the host's disk. 1: they load, regular
+                                      files only (a FIFO, device or directory
+                                      fails with LAZYIMG_E_IO, without blocking),
+                                      read on a thread of their own, never the
+                                      network thread, within max_response_bytes.
+                                      Other values: INVALID_ARGUMENT. */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -252,7 +263,10 @@ lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
 /* ------------------------------------------------------------------- list */
 
 /* Replaces the list with `count` URLs; urls[i] is row i. The strings are
- * copied; a NULL entry is a row without an image. urls may be NULL when count
+ * copied byte for byte; a NULL entry is a row without an image. URLs are bytes:
+ * two URLs are the same image only when their bytes are equal (no Unicode
+ * normalisation, no repair of bytes that are not UTF-8), and libcurl gets them
+ * exactly as given (it percent-encodes bytes past ASCII on the wire). urls may be NULL when count
  * is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
  * is kept. Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);

@@ -78,6 +78,8 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.maxResponseBytes = c.max_response_bytes == 0 ? defaults.maxResponseBytes
         : Int(clamping: min(c.max_response_bytes, UInt64(LoaderConfiguration.maxResponseBytesCap)))
     config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
+    guard c.allow_file_urls == 0 || c.allow_file_urls == 1 else { throw .invalidArgument }
+    config.allowFileURLs = c.allow_file_urls == 1
     config.retryAfterMilliseconds = c.retry_after_ms == 0 ? defaults.retryAfterMilliseconds : Int(c.retry_after_ms)
     config.userAgent = "lazyimg/" + String(cString: lazyimg_version_string())
     if let agent = c.user_agent {

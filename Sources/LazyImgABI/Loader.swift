@@ -50,10 +50,11 @@ public func lazyimg_loader_destroy(_ pointer: OpaquePointer?) -> lazyimg_status 
 }
 
 /// Copies a C array of C strings; NULL entries are rows without an image.
-private func copyURLs(_ urls: UnsafePointer<UnsafePointer<CChar>?>?, _ count: UInt) throws(LoaderError) -> [String?] {
+/// Their bytes are kept exactly: never repaired or normalised as Unicode text.
+private func copyURLs(_ urls: UnsafePointer<UnsafePointer<CChar>?>?, _ count: UInt) throws(LoaderError) -> [ImageURL?] {
     guard count > 0 else { return [] }
     guard let urls, count <= UInt(Int.max / MemoryLayout<UnsafeRawPointer>.size) else { throw .invalidArgument }
-    return UnsafeBufferPointer(start: urls, count: Int(count)).map { $0.map { String(cString: $0) } }
+    return UnsafeBufferPointer(start: urls, count: Int(count)).map { $0.map { ImageURL(cString: $0) } }
 }
 
 @_cdecl("lazyimg_set_items")
@@ -150,7 +151,7 @@ public func lazyimg_lookup_url(_ pointer: OpaquePointer?, _ url: UnsafePointer<C
     out.pointee = nil
     guard let url else { return LAZYIMG_E_INVALID_ARGUMENT }
     return withLoader(pointer) { loader throws(LoaderError) in
-        answerLookup(try loader.lookup(url: String(cString: url)), out)
+        answerLookup(try loader.lookup(url: ImageURL(cString: url)), out)
     }
 }
 

@@ -24,6 +24,9 @@ public struct LoaderConfiguration: Sendable {
     public var userAgent = "lazyimg"
     /// "Name: value" lines sent with every request.
     public var httpHeaders: [String] = []
+    /// Whether file:// URLs load (regular files only, read off the network thread).
+    /// Off by default: a feed's URL must not read the host's disk.
+    public var allowFileURLs = false
     /// How long a failed URL answers with its error before it is tried again.
     public var retryAfterMilliseconds = 2_000
     /// Decode threads: one per core, at most four, at least one.

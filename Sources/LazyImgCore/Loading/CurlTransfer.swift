@@ -36,7 +36,8 @@ final class CurlTransfer {
     /// Applies the request to the easy handle. Returns the error to report instead of
     /// starting, or nil when the transfer may be added to the multi handle.
     func configure(_ request: DataRequest) -> LoaderError? {
-        guard URLCheck.isLoadable(request.url) else { return .badURL }
+        // Never file://: libcurl's file handler blocks on a FIFO or a tty (LocalFileLoader reads files).
+        guard URLCheck.isLoadable(request.url, allowingFiles: false) else { return .badURL }
         // libcurl sends header values as given: a line break would smuggle in a header.
         guard DataRequest.isSingleHeaderLine(request.userAgent), request.headers.allSatisfy(DataRequest.isCustomHeader) else {
             return .invalidArgument
@@ -50,10 +51,11 @@ final class CurlTransfer {
         func check(_ code: CURLcode) {
             if firstFailure == CURLE_OK { firstFailure = code }
         }
-        check(lazyimg_curl_set_string(easy, CURLOPT_URL, request.url))
+        // libcurl copies the URL: its bytes exactly as the host gave them.
+        check(request.url.withCString { lazyimg_curl_set_string(easy, CURLOPT_URL, $0) })
         // Without it, libcurl's DNS timeouts use SIGALRM, which is not ours to take.
         check(lazyimg_curl_set_long(easy, CURLOPT_NOSIGNAL, 1))
-        check(lazyimg_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https,file"))
+        check(lazyimg_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         // A server must never redirect us onto the local disk.
         check(lazyimg_curl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         check(lazyimg_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1))

@@ -1,6 +1,6 @@
 /// One fetch of a URL's bytes.
 public struct DataRequest: Sendable {
-    public var url: String
+    public var url: ImageURL
     /// Whole-transfer limit; 0 = none.
     public var timeoutMilliseconds: Int
     /// The body may not be larger; the transfer stops with `.tooLarge` once it is.
@@ -10,7 +10,7 @@ public struct DataRequest: Sendable {
     /// "Name: value" lines sent with every request.
     public var headers: [String]
 
-    public init(url: String, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
+    public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = []) {
         self.url = url
         self.timeoutMilliseconds = timeoutMilliseconds
