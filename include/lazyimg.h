@@ -68,7 +68,7 @@ typedef enum lazyimg_status {
     LAZYIMG_E_OUT_OF_RANGE = -2,     /* row at or past lazyimg_item_count() */
     LAZYIMG_E_BAD_URL = -3,          /* not an http:// or https:// URL (file://
                                         only with allow_file_urls) */
-    LAZYIMG_E_NETWORK = -4,          /* connect, DNS, TLS, reset or timeout */
+    LAZYIMG_E_NETWORK = -4,          /* connect, DNS, reset or timeout (TLS: -15) */
     LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format this build decodes */
@@ -79,7 +79,13 @@ typedef enum lazyimg_status {
     LAZYIMG_E_NO_MEMORY = -11,       /* an allocation failed */
     LAZYIMG_E_MISUSE = -12,          /* called where the contract forbids it */
     LAZYIMG_E_SHUTDOWN = -13,        /* the loader is being destroyed */
-    LAZYIMG_E_NO_IMAGE = -14         /* the row has no URL (a NULL list entry) */
+    LAZYIMG_E_NO_IMAGE = -14,        /* the row has no URL (a NULL list entry) */
+    /* Since 0.3.0: */
+    LAZYIMG_E_TLS = -15              /* TLS handshake failed: the certificate is not
+                                        trusted (see ca_file) or not for this
+                                        host, or no common protocol. Never
+                                        bypassed: there is no option to skip
+                                        verification. */
 } lazyimg_status;
 
 /* A short English description of a status. Static storage, never NULL, also
@@ -219,7 +225,8 @@ typedef struct lazyimg_config {
                                       name must be an HTTP token and not Host
                                       (the URL names the server); the value has
                                       no control bytes but HT. Sent only where
-                                      http_headers_origins says. */
+                                      http_headers_origins says (by default only
+                                      to the row's own origin). */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default */
@@ -236,6 +243,30 @@ typedef struct lazyimg_config {
                                       read on a thread of their own, never the
                                       network thread, within max_response_bytes.
                                       Other values: INVALID_ARGUMENT. */
+    const char *const *http_headers_origins; /* copied; NULL-terminated list of
+                                      origins, "scheme://host[:port]" (the port
+                                      defaults to the scheme's), that receive
+                                      http_headers. NULL (default): each request
+                                      carries them only to the origin of the
+                                      row's own URL. Either way every redirect
+                                      hop is checked anew, so the headers never
+                                      follow a redirect to another origin. When
+                                      the list's URLs come from an untrusted
+                                      feed, name the origins: otherwise any host
+                                      the feed names gets the headers. A
+                                      malformed origin: INVALID_ARGUMENT. */
+    const char *proxy;             /* copied; NULL (default) = libcurl's proxy
+                                      environment variables (http_proxy,
+                                      https_proxy, all_proxy, no_proxy); "" = no
+                                      proxy, whatever the environment says; else
+                                      the proxy URL used for every request. */
+    const char *ca_file;           /* copied; a PEM file of the certificate
+                                      authorities to trust instead of the
+                                      system's (for a private CA); NULL (default)
+                                      = the system's. Must be readable at create,
+                                      else INVALID_ARGUMENT. The certificate and
+                                      host name are always verified: no option
+                                      turns that off. */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */

@@ -95,6 +95,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
             line += 1
         }
     }
+    config.networkPolicy = try readNetworkPolicy(c)
     return (config, EventCallback(function: c.on_event, userData: c.user_data))
 }
 

@@ -52,3 +52,54 @@ private extension DataResponse {
         return nil
     }
 }
+
+/// Custom headers are scoped to origins; redirects are followed hop by hop.
+extension HostileServerTests {
+    private func other() throws -> HTTPTestServer {
+        let other = try HTTPTestServer()
+        addTeardownBlock { other.stop() }
+        return other
+    }
+
+    func testHeadersDoNotFollowARedirectToAnotherOrigin() throws {
+        let elsewhere = try other()
+        elsewhere.serve("/img", body: [9])
+        server.redirect("/start", to: elsewhere.url("/img"))
+        server.serve("/same", body: [8])
+        server.redirect("/moved", to: "/same")
+        let secret = ["X-Api-Key: s3cret", "Authorization: Bearer t"]
+        // Before, libcurl followed and sent X-Api-Key on to the other host.
+        let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/start"), headers: secret)))
+        XCTAssertEqual(try response.result.get(), [9])
+        XCTAssertEqual(server.requests("/start").first?.header("X-Api-Key"), "s3cret")
+        let hop = try XCTUnwrap(elsewhere.requests("/img").first)
+        XCTAssertNil(hop.header("X-Api-Key"), "another port is another origin")
+        XCTAssertNil(hop.header("Authorization"))
+        // Within one origin the headers stay.
+        XCTAssertEqual(try fetch(DataRequest(url: server.url("/moved"), headers: secret))?.result.get(), [8])
+        XCTAssertEqual(server.requests("/same").first?.header("X-Api-Key"), "s3cret")
+    }
+
+    func testHeadersGoOnlyToListedOrigins() throws {
+        let listed = try other()
+        listed.serve("/img", body: [7])
+        server.redirect("/start", to: listed.url("/img"))
+        var policy = NetworkPolicy()
+        policy.headerOrigins = [try XCTUnwrap(Origin(configured: "http://127.0.0.1:\(listed.port)"))]
+        let response = fetch(DataRequest(url: server.url("/start"), headers: ["X-Api-Key: k"], policy: policy))
+        XCTAssertEqual(try response?.result.get(), [7])
+        XCTAssertNil(server.requests("/start").first?.header("X-Api-Key"), "not listed")
+        XCTAssertEqual(listed.requests("/img").first?.header("X-Api-Key"), "k", "listed, reached by a redirect")
+    }
+
+    func testRedirectHopsCountBytesAndStopAtTheLimit() throws {
+        server.serve("/end", body: [1, 2])
+        server.redirect("/r0", to: "/end")
+        let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/r0"))))
+        XCTAssertEqual(try response.result.get(), [1, 2])
+        XCTAssertEqual(response.httpStatus, 200)
+        server.redirect("/loop", to: "/loop")
+        XCTAssertEqual(fetch(DataRequest(url: server.url("/loop")))?.error, .network)
+        XCTAssertEqual(server.hits("/loop"), 6, "the first request and 5 redirects")
+    }
+}

@@ -77,7 +77,8 @@ extension ImageLoader {
             timeoutMilliseconds: configuration.timeoutMilliseconds,
             maxResponseBytes: configuration.maxResponseBytes,
             userAgent: configuration.userAgent,
-            headers: configuration.httpHeaders)
+            headers: configuration.httpHeaders,
+            policy: configuration.networkPolicy)
         transport.start(id, request) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }

@@ -24,6 +24,8 @@ public struct LoaderConfiguration: Sendable {
     public var userAgent = "lazyimg"
     /// "Name: value" lines sent with every request.
     public var httpHeaders: [String] = []
+    /// Proxy, trusted authorities and the origins `httpHeaders` go to.
+    public var networkPolicy = NetworkPolicy()
     /// Whether file:// URLs load (regular files only, read off the network thread).
     /// Off by default: a feed's URL must not read the host's disk.
     public var allowFileURLs = false

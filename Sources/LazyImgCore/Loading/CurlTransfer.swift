@@ -16,7 +16,9 @@ final class CurlTransfer {
     /// 0 = no limit.
     private var maxResponseBytes = 0
     private var body: [UInt8] = []
-    private var bytesReceived = 0
+    private(set) var bytesReceived = 0
+    /// The request this easy handle runs, and the redirects that led to it.
+    private(set) var hop = Hop(DataRequest(url: ImageURL(bytes: [])))
     private var abortedForSize = false
     private var hasReservedBody = false
 
@@ -33,9 +35,11 @@ final class CurlTransfer {
         curl_slist_free_all(headerList)
     }
 
-    /// Applies the request to the easy handle. Returns the error to report instead of
-    /// starting, or nil when the transfer may be added to the multi handle.
-    func configure(_ request: DataRequest) -> LoaderError? {
+    /// Applies the hop's request to the easy handle. Returns the error to report
+    /// instead of starting, or nil when the transfer may be added to the multi handle.
+    func configure(_ hop: Hop) -> LoaderError? {
+        self.hop = hop
+        let request = hop.request
         // Never file://: libcurl's file handler blocks on a FIFO or a tty (LocalFileLoader reads files).
         guard URLCheck.isLoadable(request.url, allowingFiles: false) else { return .badURL }
         // libcurl sends header values as given: a line break would smuggle in a header.
@@ -56,10 +60,17 @@ final class CurlTransfer {
         // Without it, libcurl's DNS timeouts use SIGALRM, which is not ours to take.
         check(lazyimg_curl_set_long(easy, CURLOPT_NOSIGNAL, 1))
         check(lazyimg_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-        // A server must never redirect us onto the local disk.
-        check(lazyimg_curl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-        check(lazyimg_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1))
-        check(lazyimg_curl_set_long(easy, CURLOPT_MAXREDIRS, 5))
+        // Redirects are ours to follow (CurlTransfer+Redirect), hop by hop.
+        check(lazyimg_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+        switch request.policy.proxy {
+        case .environment: break
+        // An empty proxy tells libcurl to ignore the proxy variables too.
+        case .none: check(lazyimg_curl_set_string(easy, CURLOPT_PROXY, ""))
+        case .url(let proxy): check(lazyimg_curl_set_string(easy, CURLOPT_PROXY, proxy))
+        }
+        if let caFile = request.policy.caFile {
+            check(lazyimg_curl_set_string(easy, CURLOPT_CAINFO, caFile))
+        }
         check(lazyimg_curl_set_long(easy, CURLOPT_TIMEOUT_MS, timeout))
         check(lazyimg_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeout))
         if maxResponseBytes > 0 {
@@ -70,7 +81,7 @@ final class CurlTransfer {
         check(lazyimg_curl_set_string(easy, CURLOPT_USERAGENT, request.userAgent))
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
-        for line in request.headers {
+        for line in request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL) {
             guard let extended = curl_slist_append(headerList, line) else { return .noMemory }
             headerList = extended
         }
@@ -122,7 +133,7 @@ final class CurlTransfer {
         body.reserveCapacity(reserve)
     }
 
-    private var lastHTTPStatus: Int {
+    var lastHTTPStatus: Int {
         var status = 0
         _ = lazyimg_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
         return status
@@ -144,6 +155,6 @@ final class CurlTransfer {
             result = .success(body)
         }
         body = []
-        return DataResponse(result: result, httpStatus: status, bytesReceived: bytesReceived)
+        return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes + bytesReceived)
     }
 }

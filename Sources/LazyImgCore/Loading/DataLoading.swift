@@ -7,16 +7,19 @@ public struct DataRequest: Sendable {
     /// 0 = none.
     public var maxResponseBytes: Int
     public var userAgent: String
-    /// "Name: value" lines sent with every request.
+    /// "Name: value" lines, sent where `policy` allows.
     public var headers: [String]
+    /// Proxy, trusted authorities and the origins the headers may go to.
+    public var policy: NetworkPolicy
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
-                userAgent: String = "lazyimg", headers: [String] = []) {
+                userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {
         self.url = url
         self.timeoutMilliseconds = timeoutMilliseconds
         self.maxResponseBytes = maxResponseBytes
         self.userAgent = userAgent
         self.headers = headers
+        self.policy = policy
     }
 }
 
