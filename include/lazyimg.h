@@ -15,6 +15,8 @@
  * says otherwise. No function blocks on I/O or decoding except lazyimg_wait and
  * lazyimg_loader_destroy. Callbacks are never called with an internal lock
  * held, so a callback may call any function except lazyimg_loader_destroy.
+ * The one exception to "any thread": lazyimg_loader_destroy must not overlap
+ * any other call on the same loader (see there).
  *
  * Ownership words used below:
  *   "+1 reference": the caller owns one reference; release it with
@@ -285,8 +287,13 @@ lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader *
  * outstanding ticket gets its event (CANCELLED unless it already finished)
  * before this returns: on the calling thread in HOST delivery, on the
  * delivery thread in THREAD delivery. Waits for the network and decode
- * threads to stop. No callback runs after it returns. Must not race with other
- * calls on the same loader.
+ * threads to stop. No callback runs after it returns.
+ * Must not race: the host makes sure that no other call on this loader is
+ * running on another thread when destroy starts, and that none starts after
+ * it (the loader's memory is freed before it returns, so such a call is a
+ * use after free; the library does not detect it). Calls that began earlier
+ * and returned are fine, as are images the host still holds, and callbacks
+ * run by destroy itself may call anything but destroy.
  * Errors: MISUSE when called from inside a callback; the loader is then left
  * untouched. */
 lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
