@@ -18,14 +18,15 @@ final class CurlTransfer {
     private var body: [UInt8] = []
     private(set) var bytesReceived = 0
     /// The request this easy handle runs, and the redirects that led to it.
-    private(set) var hop = Hop(DataRequest(url: ImageURL(bytes: [])))
+    let hop: Hop
     private var abortedForSize = false
     private var hasReservedBody = false
 
     /// nil when libcurl cannot make an easy handle (out of memory).
-    init?(id: TransferID, completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
+    init?(id: TransferID, hop: Hop, completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
         guard let easy = curl_easy_init() else { return nil }
         self.id = id
+        self.hop = hop
         self.completion = completion
         self.easy = easy
     }
@@ -37,8 +38,7 @@ final class CurlTransfer {
 
     /// Applies the hop's request to the easy handle. Returns the error to report
     /// instead of starting, or nil when the transfer may be added to the multi handle.
-    func configure(_ hop: Hop) -> LoaderError? {
-        self.hop = hop
+    func configure() -> LoaderError? {
         let request = hop.request
         // Never file://: libcurl's file handler blocks on a FIFO or a tty (LocalFileLoader reads files).
         guard URLCheck.isLoadable(request.url, allowingFiles: false) else { return .badURL }

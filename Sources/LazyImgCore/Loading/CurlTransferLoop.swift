@@ -64,8 +64,8 @@ final class CurlTransferLoop: @unchecked Sendable {
     /// to complete it with when that fails.
     private func begin(_ id: TransferID, _ hop: CurlTransfer.Hop,
                        _ completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> LoaderError? {
-        guard let transfer = CurlTransfer(id: id, completion: completion) else { return .noMemory }
-        if let error = transfer.configure(hop) { return error }
+        guard let transfer = CurlTransfer(id: id, hop: hop, completion: completion) else { return .noMemory }
+        if let error = transfer.configure() { return error }
         guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else { return .noMemory }
         transfersByID[id] = transfer
         transfersByHandle[transfer.easy] = transfer
