@@ -97,3 +97,25 @@ final class NetworkConfigTests: XCTestCase {
         XCTAssertTrue(String(cString: lazyimg_strerror(LAZYIMG_E_TLS)).hasPrefix("TLS"))
     }
 }
+
+extension NetworkConfigTests {
+    func testCAFileLetsAPrivateCAsServerThroughAndTLSFailuresSayTLS() throws {
+        for trusted in [false, true] {
+            guard let tls = try TLSTestServer() else { throw XCTSkip("openssl or python3 could not run a test TLS server") }
+            defer { tls.stop() }
+            let path = strdup(tls.certificatePath)
+            defer { free(path) }
+            let host = try CHost { if trusted { $0.ca_file = UnsafePointer(path) } }
+            loadAll(host, [tls.url("/x.png")])
+            let event = try XCTUnwrap(host.events.first)
+            if trusted {
+                // Past TLS: the body ("abc") is simply not an image.
+                XCTAssertEqual(event.status, LAZYIMG_E_UNSUPPORTED)
+                XCTAssertEqual(event.httpStatus, 200)
+            } else {
+                XCTAssertEqual(event.status, LAZYIMG_E_TLS)
+                XCTAssertTrue(event.message.hasPrefix("TLS"), event.message)
+            }
+        }
+    }
+}
