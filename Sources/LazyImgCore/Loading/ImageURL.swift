@@ -9,12 +9,12 @@ import Glibc
 /// record and one download, and libcurl would fetch a URL the host never gave.
 public struct ImageURL: Hashable, Sendable, CustomStringConvertible {
     /// The bytes and one terminating NUL, so C calls get a C string without a copy.
-    private let terminated: [CChar]
+    private let terminated: [UInt8]
 
     /// All of `bytes`. One with a NUL inside (possible from Swift text only) fails
     /// `URLCheck`, so it never reaches a C call that would read it cut short.
     public init(bytes: some Sequence<UInt8>) {
-        var terminated = bytes.map { CChar(bitPattern: $0) }
+        var terminated = Array(bytes)
         terminated.append(0)
         self.terminated = terminated
     }
@@ -28,12 +28,18 @@ public struct ImageURL: Hashable, Sendable, CustomStringConvertible {
         self.init(bytes: UnsafeRawBufferPointer(start: cString, count: strlen(cString)))
     }
 
-    /// The URL's bytes, without the NUL.
-    public var bytes: [UInt8] { terminated.dropLast().map { UInt8(bitPattern: $0) } }
+    /// The URL's bytes, without the NUL; a view, not a copy (URL checks run per row).
+    public var bytes: ArraySlice<UInt8> { terminated.dropLast() }
 
     /// Calls `body` with the URL as a C string, valid only during the call.
     public func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
-        try body(terminated)
+        try terminated.withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: CChar.self) { chars in
+                // Never nil: the NUL is always there.
+                guard let start = chars.baseAddress else { return try "".withCString(body) }
+                return try body(start)
+            }
+        }
     }
 
     /// For messages and tests: the bytes as text, invalid UTF-8 shown as U+FFFD.

@@ -25,7 +25,7 @@ public enum URLCheck {
         hasPrefixIgnoringCase(url.bytes, "file://")
     }
 
-    private static func hasPrefixIgnoringCase(_ bytes: [UInt8], _ prefix: String) -> Bool {
+    private static func hasPrefixIgnoringCase(_ bytes: ArraySlice<UInt8>, _ prefix: String) -> Bool {
         var iterator = bytes.makeIterator()
         for expected in prefix.utf8 {
             guard let byte = iterator.next() else { return false }
