@@ -301,11 +301,11 @@ lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
 /* ------------------------------------------------------------------- list */
 
 /* Replaces the list with `count` URLs; urls[i] is row i. The strings are
- * copied byte for byte; a NULL entry is a row without an image. URLs are bytes:
- * two URLs are the same image only when their bytes are equal (no Unicode
- * normalisation, no repair of bytes that are not UTF-8), and libcurl gets them
- * exactly as given (it percent-encodes bytes past ASCII on the wire). urls may be NULL when count
- * is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
+ * copied byte for byte; a NULL entry is a row without an image. URLs are
+ * bytes: two URLs are the same image only when their bytes are equal (no
+ * Unicode normalisation, no repair of bytes that are not UTF-8), and libcurl
+ * gets them exactly as given (it percent-encodes bytes past ASCII on the
+ * wire). urls may be NULL when count is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
  * is kept. Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 
