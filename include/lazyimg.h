@@ -16,6 +16,8 @@
  * says otherwise. No function blocks on I/O or decoding except lazyimg_wait and
  * lazyimg_loader_destroy. Callbacks are never called with an internal lock
  * held, so a callback may call any function except lazyimg_loader_destroy.
+ * The one exception to "any thread": lazyimg_loader_destroy must not overlap
+ * any other call on the same loader (see there).
  *
  * Ownership words used below:
  *   "+1 reference": the caller owns one reference; release it with
@@ -67,18 +69,26 @@ typedef enum lazyimg_status {
     /* Errors are negative. Append only; never renumbered. */
     LAZYIMG_E_INVALID_ARGUMENT = -1, /* NULL pointer, bad size or bad value */
     LAZYIMG_E_OUT_OF_RANGE = -2,     /* row at or past lazyimg_item_count() */
-    LAZYIMG_E_BAD_URL = -3,          /* not an http://, https:// or file:// URL */
-    LAZYIMG_E_NETWORK = -4,          /* connect, DNS, TLS, reset or timeout */
+    LAZYIMG_E_BAD_URL = -3,          /* not an http:// or https:// URL (file://
+                                        only with allow_file_urls) */
+    LAZYIMG_E_NETWORK = -4,          /* connect, DNS, reset or timeout (TLS: -15) */
     LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format this build decodes */
     LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels */
-    LAZYIMG_E_IO = -9,               /* a local file or descriptor failed */
+    LAZYIMG_E_IO = -9,               /* a local file or descriptor failed, or a
+                                        file:// URL is not a regular file */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
     LAZYIMG_E_NO_MEMORY = -11,       /* an allocation failed */
     LAZYIMG_E_MISUSE = -12,          /* called where the contract forbids it */
     LAZYIMG_E_SHUTDOWN = -13,        /* the loader is being destroyed */
-    LAZYIMG_E_NO_IMAGE = -14         /* the row has no URL (a NULL list entry) */
+    LAZYIMG_E_NO_IMAGE = -14,        /* the row has no URL (a NULL list entry) */
+    /* Since 0.3.0: */
+    LAZYIMG_E_TLS = -15              /* TLS handshake failed: the certificate is not
+                                        trusted (see ca_file) or not for this
+                                        host, or no common protocol. Never
+                                        bypassed: there is no option to skip
+                                        verification. */
 } lazyimg_status;
 
 /* A short English description of a status. Static storage, never NULL, also
@@ -154,7 +164,7 @@ typedef enum lazyimg_source {
     LAZYIMG_SOURCE_NONE = 0,    /* failures */
     LAZYIMG_SOURCE_MEMORY = 1,
     LAZYIMG_SOURCE_DISK = 2,    /* reserved for the disk cache */
-    LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl (file:// included) */
+    LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl, or a file:// read */
 } lazyimg_source;
 
 /* One completion. Fields are only ever appended; check struct_size before
@@ -186,7 +196,10 @@ typedef void (*lazyimg_event_fn)(void *user_data, const lazyimg_event *ev);
 
 /* Loader settings. Fill with lazyimg_config_init, then change what you need.
  * Fields are only ever appended; the library reads min(struct_size, its own
- * size) bytes and uses defaults for the rest. */
+ * size) bytes and uses defaults for the rest. struct_size must be
+ * sizeof(lazyimg_config) of a released header (0.1, 0.2, ...) or at least the
+ * library's own size; any other value (one ending inside a field) is
+ * INVALID_ARGUMENT. */
 typedef struct lazyimg_config {
     uint32_t struct_size;          /* set by lazyimg_config_init */
     lazyimg_event_fn on_event;     /* may be NULL: events are then dropped */
@@ -205,13 +218,20 @@ typedef struct lazyimg_config {
                                       (the visible count); 0 = none */
     uint32_t timeout_ms;           /* whole-transfer timeout; default 15000;
                                       0 = default */
-    uint64_t max_response_bytes;   /* default 32 MiB; 0 = default */
+    uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
+                                      1 GiB (UINT64_MAX included) mean 1 GiB */
     uint64_t max_pixels;           /* width*height limit checked from the image
                                       header before decoding; default 50e6;
                                       0 = default */
-    const char *user_agent;        /* copied; NULL = "lazyimg/VERSION" */
+    const char *user_agent;        /* copied; NULL = "lazyimg/VERSION"; no
+                                      control bytes but HT */
     const char *const *http_headers; /* copied; NULL-terminated list of
-                                      "Name: value" strings; NULL = none */
+                                      "Name: value" strings; NULL = none. The
+                                      name must be an HTTP token and not Host
+                                      (the URL names the server); the value has
+                                      no control bytes but HT. Sent only where
+                                      http_headers_origins says (by default only
+                                      to the row's own origin). */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default. Before a ticket fails,
@@ -243,6 +263,38 @@ typedef struct lazyimg_config {
                                       at most max_concurrent_downloads. HTTP/2
                                       servers (https) carry every download to
                                       them on one connection, as streams. */
+    int32_t allow_file_urls;       /* 0 (default): file:// URLs are refused with
+                                      LAZYIMG_E_BAD_URL, so a feed cannot read
+                                      the host's disk. 1: they load, regular
+                                      files only (a FIFO, device or directory
+                                      fails with LAZYIMG_E_IO, without blocking),
+                                      read on a thread of their own, never the
+                                      network thread, within max_response_bytes.
+                                      Other values: INVALID_ARGUMENT. */
+    const char *const *http_headers_origins; /* copied; NULL-terminated list of
+                                      origins, "scheme://host[:port]" (the port
+                                      defaults to the scheme's), that receive
+                                      http_headers. NULL (default): each request
+                                      carries them only to the origin of the
+                                      row's own URL. Either way every redirect
+                                      hop is checked anew, so the headers never
+                                      follow a redirect to another origin. When
+                                      the list's URLs come from an untrusted
+                                      feed, name the origins: otherwise any host
+                                      the feed names gets the headers. A
+                                      malformed origin: INVALID_ARGUMENT. */
+    const char *proxy;             /* copied; NULL (default) = libcurl's proxy
+                                      environment variables (http_proxy,
+                                      https_proxy, all_proxy, no_proxy); "" = no
+                                      proxy, whatever the environment says; else
+                                      the proxy URL used for every request. */
+    const char *ca_file;           /* copied; a PEM file of the certificate
+                                      authorities to trust instead of the
+                                      system's (for a private CA); NULL (default)
+                                      = the system's. Must be readable at create,
+                                      else INVALID_ARGUMENT. The certificate and
+                                      host name are always verified: no option
+                                      turns that off. */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -261,8 +313,13 @@ lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader *
  * outstanding ticket gets its event (CANCELLED unless it already finished)
  * before this returns: on the calling thread in HOST delivery, on the
  * delivery thread in THREAD delivery. Waits for the network and decode
- * threads to stop. No callback runs after it returns. Must not race with other
- * calls on the same loader.
+ * threads to stop. No callback runs after it returns.
+ * Must not race: the host makes sure that no other call on this loader is
+ * running on another thread when destroy starts, and that none starts after
+ * it (the loader's memory is freed before it returns, so such a call is a
+ * use after free; the library does not detect it). Calls that began earlier
+ * and returned are fine, as are images the host still holds, and callbacks
+ * run by destroy itself may call anything but destroy.
  * Errors: MISUSE when called from inside a callback; the loader is then left
  * untouched. */
 lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
@@ -270,8 +327,11 @@ lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
 /* ------------------------------------------------------------------- list */
 
 /* Replaces the list with `count` URLs; urls[i] is row i. The strings are
- * copied; a NULL entry is a row without an image. urls may be NULL when count
- * is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
+ * copied byte for byte; a NULL entry is a row without an image. URLs are
+ * bytes: two URLs are the same image only when their bytes are equal (no
+ * Unicode normalisation, no repair of bytes that are not UTF-8), and libcurl
+ * gets them exactly as given (it percent-encodes bytes past ASCII on the
+ * wire). urls may be NULL when count is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
  * is kept. Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 
@@ -456,7 +516,8 @@ typedef struct lazyimg_stats {
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.
- * Errors: INVALID_ARGUMENT (NULL or struct_size < 4). */
+ * Errors: INVALID_ARGUMENT (NULL, or struct_size neither sizeof(lazyimg_stats)
+ * of a released header nor at least the library's own size). */
 lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 
 /* Levels for lazyimg_trim_memory. */

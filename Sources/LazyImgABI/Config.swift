@@ -44,7 +44,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     if let cfg {
         // Only the first field is known to exist in every version.
         let size = Int(UnsafeRawPointer(cfg).load(as: UInt32.self))
-        guard size >= MemoryLayout<UInt32>.size else { throw .invalidArgument }
+        guard StructVersions.isAcceptedConfigSize(size) else { throw .invalidArgument }
         withUnsafeMutableBytes(of: &c) { ours in
             ours.copyMemory(from: UnsafeRawBufferPointer(start: cfg, count: min(size, ours.count)))
         }
@@ -82,8 +82,10 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.prefetchRows = c.prefetch_rows == -1 ? nil : Int(c.prefetch_rows)
     config.timeoutMilliseconds = c.timeout_ms == 0 ? defaults.timeoutMilliseconds : Int(c.timeout_ms)
     config.maxResponseBytes = c.max_response_bytes == 0 ? defaults.maxResponseBytes
-        : Int(clamping: c.max_response_bytes)
+        : Int(clamping: min(c.max_response_bytes, UInt64(LoaderConfiguration.maxResponseBytesCap)))
     config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
+    guard c.allow_file_urls == 0 || c.allow_file_urls == 1 else { throw .invalidArgument }
+    config.allowFileURLs = c.allow_file_urls == 1
     config.retryAfterMilliseconds = c.retry_after_ms == 0 ? defaults.retryAfterMilliseconds : Int(c.retry_after_ms)
     guard c.slow_scroll_rows_per_second.isFinite, c.slow_scroll_rows_per_second >= 0 else { throw .invalidArgument }
     config.slowScrollRowsPerSecond = c.slow_scroll_rows_per_second
@@ -97,13 +99,13 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     if var line = c.http_headers {
         while let header = line.pointee {
             let text = String(cString: header)
-            guard config.httpHeaders.count < 256, isHeaderSafe(text),
-                  let colon = text.firstIndex(of: ":"), colon != text.startIndex
+            guard config.httpHeaders.count < 256, isHeaderSafe(text), DataRequest.isCustomHeader(text)
             else { throw .invalidArgument }
             config.httpHeaders.append(text)
             line += 1
         }
     }
+    config.networkPolicy = try readNetworkPolicy(c)
     return (config, EventCallback(function: c.on_event, userData: c.user_data))
 }
 

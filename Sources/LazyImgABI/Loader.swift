@@ -50,10 +50,11 @@ public func lazyimg_loader_destroy(_ pointer: OpaquePointer?) -> lazyimg_status 
 }
 
 /// Copies a C array of C strings; NULL entries are rows without an image.
-private func copyURLs(_ urls: UnsafePointer<UnsafePointer<CChar>?>?, _ count: UInt) throws(LoaderError) -> [String?] {
+/// Their bytes are kept exactly: never repaired or normalised as Unicode text.
+private func copyURLs(_ urls: UnsafePointer<UnsafePointer<CChar>?>?, _ count: UInt) throws(LoaderError) -> [ImageURL?] {
     guard count > 0 else { return [] }
     guard let urls, count <= UInt(Int.max / MemoryLayout<UnsafeRawPointer>.size) else { throw .invalidArgument }
-    return UnsafeBufferPointer(start: urls, count: Int(count)).map { $0.map { String(cString: $0) } }
+    return UnsafeBufferPointer(start: urls, count: Int(count)).map { $0.map { ImageURL(cString: $0) } }
 }
 
 @_cdecl("lazyimg_set_items")
@@ -150,7 +151,7 @@ public func lazyimg_lookup_url(_ pointer: OpaquePointer?, _ url: UnsafePointer<C
     out.pointee = nil
     guard let url else { return LAZYIMG_E_INVALID_ARGUMENT }
     return withLoader(pointer) { loader throws(LoaderError) in
-        answerLookup(try loader.lookup(url: String(cString: url)), out)
+        answerLookup(try loader.lookup(url: ImageURL(cString: url)), out)
     }
 }
 
@@ -182,8 +183,9 @@ public func lazyimg_wait(_ pointer: OpaquePointer?, _ timeoutMilliseconds: Int32
 public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePointer<lazyimg_stats>?) -> lazyimg_status {
     guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
     // Only the first field is known to exist in every version.
-    let size = min(Int(UnsafeRawPointer(out).load(as: UInt32.self)), MemoryLayout<lazyimg_stats>.size)
-    guard size >= MemoryLayout<UInt32>.size else { return LAZYIMG_E_INVALID_ARGUMENT }
+    let callerSize = Int(UnsafeRawPointer(out).load(as: UInt32.self))
+    guard StructVersions.isAcceptedStatsSize(callerSize) else { return LAZYIMG_E_INVALID_ARGUMENT }
+    let size = min(callerSize, MemoryLayout<lazyimg_stats>.size)
     return withLoader(pointer) { loader in
         let s = loader.stats
         var c = lazyimg_stats()

@@ -19,6 +19,7 @@ extension LoaderError {
         case .misuse: LAZYIMG_E_MISUSE
         case .shutdown: LAZYIMG_E_SHUTDOWN
         case .noImage: LAZYIMG_E_NO_IMAGE
+        case .tls: LAZYIMG_E_TLS
         }
     }
 }
@@ -38,18 +39,19 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
     case LAZYIMG_TIMEOUT: cString("timed out waiting")
     case LAZYIMG_E_INVALID_ARGUMENT: cString("invalid argument")
     case LAZYIMG_E_OUT_OF_RANGE: cString("row out of range")
-    case LAZYIMG_E_BAD_URL: cString("bad URL (only http, https and file URLs load)")
-    case LAZYIMG_E_NETWORK: cString("network error or timeout")
+    case LAZYIMG_E_BAD_URL: cString("bad URL (http and https load; file only with allow_file_urls)")
+    case LAZYIMG_E_NETWORK: cString("network error or timeout (connect, DNS, reset)")
     case LAZYIMG_E_HTTP: cString("HTTP error status")
     case LAZYIMG_E_DECODE: cString("corrupt or truncated image")
     case LAZYIMG_E_UNSUPPORTED: cString("unsupported image format")
     case LAZYIMG_E_TOO_LARGE: cString("image or response too large")
-    case LAZYIMG_E_IO: cString("I/O error")
+    case LAZYIMG_E_IO: cString("I/O error (or a file URL that is not a regular file)")
     case LAZYIMG_E_CANCELLED: cString("cancelled")
     case LAZYIMG_E_NO_MEMORY: cString("out of memory")
     case LAZYIMG_E_MISUSE: cString("library misuse")
     case LAZYIMG_E_SHUTDOWN: cString("loader is shutting down")
     case LAZYIMG_E_NO_IMAGE: cString("row has no image URL")
+    case LAZYIMG_E_TLS: cString("TLS failed: certificate not trusted or not for this host, or no common protocol")
     default: cString("unknown status")
     }
 }

@@ -93,11 +93,11 @@ final class ABIContractTests: XCTestCase {
         XCTAssertEqual(lazyimg_loader_create(nil, &out), LAZYIMG_OK, "NULL config = defaults")
         XCTAssertEqual(lazyimg_loader_destroy(out), LAZYIMG_OK)
 
-        // A config from an older, shorter version: only its prefix is read.
+        // A config from 0.1 (it ended at retry_after_ms): only its prefix is read.
         var old = lazyimg_config()
         lazyimg_config_init(&old)
-        old.struct_size = UInt32(MemoryLayout<lazyimg_config>.offset(of: \.memory_cache_bytes)!)
-        old.max_concurrent_downloads = 999  // past its size: must be ignored
+        old.struct_size = UInt32((MemoryLayout<lazyimg_config>.offset(of: \.retry_after_ms)! + 4 + 7) / 8 * 8)
+        old.output = lazyimg_output(rawValue: 99)  // past its size: must be ignored
         XCTAssertEqual(lazyimg_loader_create(&old, &out), LAZYIMG_OK)
         XCTAssertEqual(lazyimg_loader_destroy(out), LAZYIMG_OK)
     }
@@ -210,11 +210,11 @@ final class ABIContractTests: XCTestCase {
 
     func testStatsHonourTheCallersStructSize() throws {
         let host = try CHost()
-        var small = lazyimg_stats()
-        small.struct_size = UInt32(MemoryLayout<lazyimg_stats>.offset(of: \.memory_hits)!)
-        small.memory_hits = 777
-        XCTAssertEqual(lazyimg_get_stats(host.loader, &small), LAZYIMG_OK)
-        XCTAssertEqual(small.memory_hits, 777, "past the caller's size: untouched")
+        // 0.1 and 0.2 ended at in_flight; a newer caller's bigger struct gets our prefix.
+        var released = lazyimg_stats()
+        released.struct_size = UInt32(MemoryLayout<lazyimg_stats>.offset(of: \.in_flight)! + 8)
+        XCTAssertEqual(lazyimg_get_stats(host.loader, &released), LAZYIMG_OK)
+        XCTAssertEqual(released.struct_size, UInt32(MemoryLayout<lazyimg_stats>.offset(of: \.in_flight)! + 8))
         var zero = lazyimg_stats()
         XCTAssertEqual(lazyimg_get_stats(host.loader, &zero), LAZYIMG_E_INVALID_ARGUMENT)
     }

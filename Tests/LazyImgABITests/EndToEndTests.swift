@@ -217,6 +217,7 @@ final class EndToEndTests: XCTestCase {
         let host = try withCStrings(["X-Api-Key: 42", nil]) { headers in
             try CHost { config in
                 config.http_headers = headers
+                config.allow_file_urls = 1
                 config.user_agent = UnsafePointer(strdup("lazyimg-tests/1"))  // leaked on purpose: 16 bytes
             }
         }

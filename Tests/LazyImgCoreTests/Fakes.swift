@@ -15,7 +15,7 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
 
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
-        let started = Started(id: id, url: request.url, completion: completion)
+        let started = Started(id: id, url: request.url.description, completion: completion)
         lock.withLock { $0.started.append(started); $0.live[id] = started }
     }
 

@@ -143,10 +143,13 @@ final class LoaderRetryTests: XCTestCase {
     }
 
     func testHostsAreTheURLsAuthority() {
-        XCTAssertEqual(HostBackoff.host(of: "http://a.test/x.jpg"), "a.test")
-        XCTAssertEqual(HostBackoff.host(of: "https://u@a.test:8443?q"), "u@a.test:8443")
-        XCTAssertEqual(HostBackoff.host(of: "http://a.test"), "a.test")
-        XCTAssertNil(HostBackoff.host(of: "file:///tmp/x.jpg"))
-        XCTAssertNil(HostBackoff.host(of: "nonsense"))
+        func host(_ url: String) -> String? {
+            HostBackoff.host(of: ImageURL(url)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        XCTAssertEqual(host("http://a.test/x.jpg"), "a.test")
+        XCTAssertEqual(host("https://u@a.test:8443?q"), "u@a.test:8443")
+        XCTAssertEqual(host("http://a.test"), "a.test")
+        XCTAssertNil(host("file:///tmp/x.jpg"))
+        XCTAssertNil(host("nonsense"))
     }
 }

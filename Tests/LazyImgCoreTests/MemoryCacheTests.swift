@@ -94,15 +94,16 @@ final class MemoryCacheTests: XCTestCase {
 final class URLCheckTests: XCTestCase {
     func testAcceptsHTTPHTTPSAndFileURLs() {
         for url in ["http://a.test/x.jpg", "HTTPS://a.test:8080/x?y=1", "file:///tmp/x.png", "http://127.0.0.1:1/x"] {
-            XCTAssertTrue(URLCheck.isLoadable(url), url)
+            XCTAssertTrue(URLCheck.isLoadable(ImageURL(url), allowingFiles: true), url)
         }
+        XCTAssertFalse(URLCheck.isLoadable(ImageURL("file:///etc/passwd"), allowingFiles: false), "file:// is opt-in")
     }
 
     func testRejectsWhatIsPlainlyNotALoadableURL() {
         let long = "http://a.test/" + String(repeating: "a", count: 9000)
         for url in ["", "a.jpg", "ftp://a.test/x", "http://", "http:///x", "https://a b.test/", "http://a.test/\n",
                     "file://", "javascript:alert(1)", "data:image/png;base64,AAAA", long] {
-            XCTAssertFalse(URLCheck.isLoadable(url), url)
+            XCTAssertFalse(URLCheck.isLoadable(ImageURL(url), allowingFiles: true), url)
         }
     }
 }

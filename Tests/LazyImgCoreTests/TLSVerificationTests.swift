@@ -1,99 +1,70 @@
-import Foundation
 import LazyImgCore
+import TestSupport
 import XCTest
 
 /// https is verified: libcurl refuses a server whose certificate no trusted authority
-/// signed. The server is python3's ssl module with a self-signed certificate made by
-/// the openssl command at test time, on loopback; it reports each handshake's outcome,
-/// so the test knows the refusal was the certificate, not a missing server.
+/// signed, unless the request's CA file names that authority; the failure is a TLS
+/// error of its own. The server is `TLSTestServer` on loopback.
 final class TLSVerificationTests: XCTestCase {
-    private static let serverScript = """
-        import socket, ssl, sys
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(sys.argv[1], sys.argv[2])
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        listener.settimeout(20)
-        print(listener.getsockname()[1], flush=True)
-        connection, _ = listener.accept()
-        try:
-            context.wrap_socket(connection, server_side=True).close()
-            print("handshake-ok", flush=True)
-        except (ssl.SSLError, OSError) as error:
-            print("handshake-failed", flush=True)
-        """
-
     func testSelfSignedCertificateIsRefused() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lazyimg-tls-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let cert = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        guard run("/usr/bin/env", ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                   "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"]) == 0 else {
-            throw XCTSkip("openssl could not make a test certificate")
+        let server = try startServer()
+        defer { server.stop() }
+        let response = try fetch(server.url("/image.png"), policy: NetworkPolicy())
+        XCTAssertEqual(error(of: response), .tls, "a TLS failure of its own, not a plain network error")
+        XCTAssertEqual(server.handshakeOutcome(), "handshake-failed", "the TLS handshake itself was refused")
+    }
+
+    func testCAFileTrustsAPrivateAuthority() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        var policy = NetworkPolicy()
+        policy.caFile = server.certificatePath
+        let response = try fetch(server.url("/image.png"), policy: policy)
+        XCTAssertEqual(try response.result.get(), Array("abc".utf8))
+        XCTAssertEqual(server.handshakeOutcome(), "handshake-ok")
+    }
+
+    func testRedirectFromHTTPSToHTTPIsRefused() throws {
+        let plain = try HTTPTestServer()
+        defer { plain.stop() }
+        plain.serve("/img", body: [1])
+        let redirect = "HTTP/1.1 302 Found\r\nLocation: \(plain.url("/img"))\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        let server = try startServer(response: redirect)
+        defer { server.stop() }
+        var policy = NetworkPolicy()
+        policy.caFile = server.certificatePath
+        let response = try fetch(server.url("/image.png"), policy: policy)
+        XCTAssertEqual(server.handshakeOutcome(), "handshake-ok")
+        XCTAssertEqual(error(of: response), .badURL, "no downgrade from https to http")
+        XCTAssertEqual(plain.hits("/img"), 0)
+    }
+
+    private func startServer(response: String = TLSTestServer.okResponse) throws -> TLSTestServer {
+        guard let server = try TLSTestServer(response: response) else {
+            throw XCTSkip("openssl or python3 could not run a test TLS server")
         }
+        return server
+    }
 
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-c", Self.serverScript, cert, key]
-        let output = Pipe()
-        server.standardOutput = output
-        try server.run()
-        defer { if server.isRunning { server.terminate() }; server.waitUntilExit() }
-        let lines = LineReader(output.fileHandleForReading)
-        let port = try XCTUnwrap(lines.next().flatMap(Int.init), "the server printed its port")
-
+    private func fetch(_ url: String, policy: NetworkPolicy) throws -> DataResponse {
         let loader = try XCTUnwrap(CurlDataLoader(maxConcurrentTransfers: 1))
         defer { loader.shutdown() }
         let done = expectation(description: "completion")
         let outcome = OutcomeBox()
-        loader.start(1, DataRequest(url: "https://127.0.0.1:\(port)/image.png")) { _, response in
+        loader.start(1, DataRequest(url: url, policy: policy)) { _, response in
             outcome.response = response
             done.fulfill()
         }
         wait(for: [done], timeout: 20)
-        XCTAssertEqual(outcome.response.map { response -> LoaderError? in
-            if case .failure(let error) = response.result { return error }
-            return nil
-        }, .network)
-        XCTAssertEqual(lines.next(), "handshake-failed", "the TLS handshake itself was refused")
+        return try XCTUnwrap(outcome.response)
     }
 
-    private func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+    private func error(of response: DataResponse) -> LoaderError? {
+        if case .failure(let error) = response.result { return error }
+        return nil
     }
 }
 
 private final class OutcomeBox: @unchecked Sendable {
     var response: DataResponse?
-}
-
-/// Reads a child's stdout line by line, blocking until each line arrives.
-private final class LineReader {
-    private let handle: FileHandle
-    private var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let chunk = handle.availableData
-            if chunk.isEmpty { return nil }
-            buffer.append(chunk)
-        }
-    }
 }

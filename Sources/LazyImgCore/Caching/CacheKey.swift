@@ -4,12 +4,13 @@
 ///
 /// The hash is computed once, when the key is made (the loader makes one per row
 /// when the list arrives), so a memory hit hashes one integer instead of the URL.
+/// URLs compare as bytes (`ImageURL`), never as Unicode text.
 public struct CacheKey: Hashable, Sendable {
-    public let url: String
+    public let url: ImageURL
     public let options: DecodeOptions
     private let precomputedHash: Int
 
-    public init(url: String, options: DecodeOptions) {
+    public init(url: ImageURL, options: DecodeOptions) {
         self.url = url
         self.options = options
         var hasher = Hasher()
@@ -20,7 +21,7 @@ public struct CacheKey: Hashable, Sendable {
 
     /// A key for an image fitted into `target` as straight RGBA.
     public init(url: String, target: TargetSize) {
-        self.init(url: url, options: DecodeOptions(target: target))
+        self.init(url: ImageURL(url), options: DecodeOptions(target: target))
     }
 
     /// The box the image was decoded into.

@@ -14,7 +14,7 @@ public struct LoaderEvent: Sendable {
 
     public var ticket: UInt64
     public var row: Int
-    public var url: String
+    public var url: ImageURL
     public var outcome: Outcome
     /// The last HTTP status seen; 0 when there was none.
     public var httpStatus: Int

@@ -130,7 +130,7 @@ extension ImageLoader {
             if job.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
             return key
         }
-        guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
+        guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url, allowingFiles: configuration.allowFileURLs),
               s.failures.recentFailure(of: key.url, now: now) == nil,
               s.hostBackoff.pausedUntil(key.url, now: now) == nil
         else { return nil }
@@ -153,7 +153,8 @@ extension ImageLoader {
             timeoutMilliseconds: configuration.timeoutMilliseconds,
             maxResponseBytes: configuration.maxResponseBytes,
             userAgent: configuration.userAgent,
-            headers: configuration.httpHeaders)
+            headers: configuration.httpHeaders,
+            policy: configuration.networkPolicy)
         transport.start(id, request) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }

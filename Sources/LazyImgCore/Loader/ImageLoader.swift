@@ -25,7 +25,8 @@ public final class ImageLoader: Sendable {
     let retryTimer: WakeTimer
 
     /// - Parameters:
-    ///   - transport: fetches bytes; nil = libcurl on a network thread of its own.
+    ///   - transport: fetches bytes; nil = libcurl on a network thread of its own (and
+    ///     file:// on a reader thread, when allowed).
     ///   - makeDecoder: makes one decoder per decode thread.
     ///   - jitter: a random number in 0..<1 per retry, spreading retries apart.
     ///   - onEvent: called once per finished ticket, never with a lock held.
@@ -42,9 +43,7 @@ public final class ImageLoader: Sendable {
             delivery.finish()
             throw .io
         }
-        guard let network = transport ?? CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads,
-                                                        maxHostConnections: configuration.maxHostConnections)
-        else {
+        guard let network = transport ?? SchemeRoutingDataLoader(configuration: configuration) else {
             decodePool.shutdown()
             delivery.finish()
             throw .network
@@ -69,7 +68,7 @@ public final class ImageLoader: Sendable {
     // MARK: The list
 
     /// Replaces the list. Outstanding tickets end cancelled; the cache stays.
-    public func setItems(_ urls: [String?]) throws(LoaderError) {
+    public func setItems(_ urls: [ImageURL?]) throws(LoaderError) {
         let rows = keys(for: urls)
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
@@ -80,7 +79,7 @@ public final class ImageLoader: Sendable {
     }
 
     /// Appends the next page of rows.
-    public func appendItems(_ urls: [String?]) throws(LoaderError) {
+    public func appendItems(_ urls: [ImageURL?]) throws(LoaderError) {
         let rows = keys(for: urls)
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
@@ -146,7 +145,7 @@ public final class ImageLoader: Sendable {
                 }
                 return .image(image)
             }
-            guard URLCheck.isLoadable(key.url) else { throw .badURL }
+            guard URLCheck.isLoadable(key.url, allowingFiles: configuration.allowFileURLs) else { throw .badURL }
             if let failure = s.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
                 throw failure.error
             }
@@ -179,7 +178,7 @@ public final class ImageLoader: Sendable {
     }
 
     /// The cached image for `url` at this loader's box, or nil; schedules nothing.
-    public func lookup(url: String) throws(LoaderError) -> DecodedImage? {
+    public func lookup(url: ImageURL) throws(LoaderError) -> DecodedImage? {
         // The key (and its hash of the URL) is made before taking the lock.
         let key = CacheKey(url: url, options: configuration.decodeOptions)
         return try state.withLock { s throws(LoaderError) in
@@ -208,7 +207,7 @@ public final class ImageLoader: Sendable {
     }
 
     /// Keys are made before taking the lock, once per row, when rows arrive.
-    private func keys(for urls: [String?]) -> [CacheKey?] {
+    private func keys(for urls: [ImageURL?]) -> [CacheKey?] {
         urls.map { $0.map { CacheKey(url: $0, options: configuration.decodeOptions) } }
     }
 

@@ -21,10 +21,18 @@ public struct LoaderConfiguration: Sendable {
     public var prefetchRows: Int? = nil
     public var timeoutMilliseconds = 15_000
     public var maxResponseBytes = 32 << 20
+    /// The largest `maxResponseBytes` a C config may ask for; larger values are
+    /// clamped to it, so "no limit" (UINT64_MAX) still bounds one body in memory.
+    public static let maxResponseBytesCap = 1 << 30
     public var maxPixels = 50_000_000
     public var userAgent = "lazyimg"
     /// "Name: value" lines sent with every request.
     public var httpHeaders: [String] = []
+    /// Proxy, trusted authorities and the origins `httpHeaders` go to.
+    public var networkPolicy = NetworkPolicy()
+    /// Whether file:// URLs load (regular files only, read off the network thread).
+    /// Off by default: a feed's URL must not read the host's disk.
+    public var allowFileURLs = false
     /// How long a failed URL answers with its error before it is tried again.
     public var retryAfterMilliseconds = 2_000
     /// Below this speed a moving list loads as if at rest; 0 = one screen (the

@@ -15,4 +15,8 @@ public enum LoaderError: Error, Sendable, Equatable {
     case misuse
     case shutdown
     case noImage
+    /// The TLS handshake failed: an untrusted or mismatched certificate, or no
+    /// common protocol. Its own case, since the cure (a CA file, a fixed server) is
+    /// not the cure for a network that is down.
+    case tls
 }

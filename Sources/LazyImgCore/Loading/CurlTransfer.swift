@@ -18,15 +18,18 @@ final class CurlTransfer {
     /// 0 = no limit.
     private var maxResponseBytes = 0
     private var body: [UInt8] = []
-    private var bytesReceived = 0
+    private(set) var bytesReceived = 0
+    /// The request this easy handle runs, and the redirects that led to it.
+    let hop: Hop
     private var abortedForSize = false
     private var hasReservedBody = false
 
     /// nil when libcurl cannot make an easy handle (out of memory).
-    init?(id: TransferID, counters: TransferCounters,
+    init?(id: TransferID, hop: Hop, counters: TransferCounters,
           completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
         guard let easy = curl_easy_init() else { return nil }
         self.id = id
+        self.hop = hop
         self.counters = counters
         self.completion = completion
         self.easy = easy
@@ -37,12 +40,14 @@ final class CurlTransfer {
         curl_slist_free_all(headerList)
     }
 
-    /// Applies the request to the easy handle. Returns the error to report instead of
-    /// starting, or nil when the transfer may be added to the multi handle.
-    func configure(_ request: DataRequest) -> LoaderError? {
-        guard URLCheck.isLoadable(request.url) else { return .badURL }
+    /// Applies the hop's request to the easy handle. Returns the error to report
+    /// instead of starting, or nil when the transfer may be added to the multi handle.
+    func configure() -> LoaderError? {
+        let request = hop.request
+        // Never file://: libcurl's file handler blocks on a FIFO or a tty (LocalFileLoader reads files).
+        guard URLCheck.isLoadable(request.url, allowingFiles: false) else { return .badURL }
         // libcurl sends header values as given: a line break would smuggle in a header.
-        guard ([request.userAgent] + request.headers).allSatisfy(DataRequest.isSingleHeaderLine) else {
+        guard DataRequest.isSingleHeaderLine(request.userAgent), request.headers.allSatisfy(DataRequest.isCustomHeader) else {
             return .invalidArgument
         }
         maxResponseBytes = max(0, request.maxResponseBytes)
@@ -54,14 +59,22 @@ final class CurlTransfer {
         func check(_ code: CURLcode) {
             if firstFailure == CURLE_OK { firstFailure = code }
         }
-        check(lazyimg_curl_set_string(easy, CURLOPT_URL, request.url))
+        // libcurl copies the URL: its bytes exactly as the host gave them.
+        check(request.url.withCString { lazyimg_curl_set_string(easy, CURLOPT_URL, $0) })
         // Without it, libcurl's DNS timeouts use SIGALRM, which is not ours to take.
         check(lazyimg_curl_set_long(easy, CURLOPT_NOSIGNAL, 1))
-        check(lazyimg_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https,file"))
-        // A server must never redirect us onto the local disk.
-        check(lazyimg_curl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-        check(lazyimg_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 1))
-        check(lazyimg_curl_set_long(easy, CURLOPT_MAXREDIRS, 5))
+        check(lazyimg_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+        // Redirects are ours to follow (CurlTransfer+Redirect), hop by hop.
+        check(lazyimg_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+        switch request.policy.proxy {
+        case .environment: break
+        // An empty proxy tells libcurl to ignore the proxy variables too.
+        case .none: check(lazyimg_curl_set_string(easy, CURLOPT_PROXY, ""))
+        case .url(let proxy): check(lazyimg_curl_set_string(easy, CURLOPT_PROXY, proxy))
+        }
+        if let caFile = request.policy.caFile {
+            check(lazyimg_curl_set_string(easy, CURLOPT_CAINFO, caFile))
+        }
         check(lazyimg_curl_set_long(easy, CURLOPT_TIMEOUT_MS, timeout))
         check(lazyimg_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeout))
         if maxResponseBytes > 0 {
@@ -70,7 +83,7 @@ final class CurlTransfer {
             check(lazyimg_curl_set_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)))
         }
         check(lazyimg_curl_set_string(easy, CURLOPT_USERAGENT, request.userAgent))
-        if URLCheck.hasPrefixIgnoringCase(request.url.utf8, "https:") {
+        if URLCheck.hasPrefixIgnoringCase(request.url.bytes, "https:") {
             // A screenful of rows to a new https host: wait for the first connection's
             // ALPN answer and multiplex over it if it speaks HTTP/2, instead of opening
             // a connection per row. (Plain http never speaks HTTP/2 here, so waiting
@@ -79,7 +92,7 @@ final class CurlTransfer {
         }
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
-        for line in request.headers {
+        for line in request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL) {
             guard let extended = curl_slist_append(headerList, line) else { return .noMemory }
             headerList = extended
         }
@@ -117,15 +130,20 @@ final class CurlTransfer {
         return true
     }
 
-    /// One allocation for the whole body when the server announced its size, but
-    /// never more than the limit, whatever the header claims.
+    /// The most a Content-Length may make us reserve ahead of the bytes: the header is
+    /// the server's claim, so beyond this the body grows only as bytes really arrive.
+    static let maxReserveBytes = 1 << 20
+
+    /// One allocation for a small body whose size the server announced; a large one
+    /// starts at `maxReserveBytes` and grows with the bytes.
     private func reserveForAnnouncedLength() {
         var announced: curl_off_t = -1
         guard lazyimg_curl_get_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK,
               announced > 0 else { return }
-        counters.didAnnounce(length: Int(announced))
-        let cap = maxResponseBytes > 0 ? maxResponseBytes : 64 << 20
-        body.reserveCapacity(min(Int(announced), cap))
+        counters.didAnnounce(length: Int(clamping: announced))
+        var reserve = min(Int(clamping: announced), Self.maxReserveBytes)
+        if maxResponseBytes > 0 { reserve = min(reserve, maxResponseBytes) }
+        body.reserveCapacity(reserve)
     }
 
     /// libcurl reads Retry-After in seconds (and as a date, which it turns into
@@ -136,7 +154,7 @@ final class CurlTransfer {
         return Int64(seconds).multipliedClamped(by: 1000)
     }
 
-    private var lastHTTPStatus: Int {
+    var lastHTTPStatus: Int {
         var status = 0
         _ = lazyimg_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
         return status
@@ -158,7 +176,7 @@ final class CurlTransfer {
             result = .success(body)
         }
         body = []
-        return DataResponse(result: result, httpStatus: status, bytesReceived: bytesReceived,
+        return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes + bytesReceived,
                             retryAfterMilliseconds: retryAfterMilliseconds)
     }
 }

@@ -55,22 +55,21 @@ final class CurlTransferLoop: @unchecked Sendable {
             }
             // IDs are unique per loader; a reused live one would orphan its transfer.
             guard transfersByID[start.id] == nil else { fail(.misuse); continue }
-            guard let transfer = CurlTransfer(id: start.id, counters: start.counters, completion: start.completion) else {
-                fail(.noMemory)
-                continue
-            }
-            if let error = transfer.configure(start.request) {
-                fail(error)
-                continue
-            }
-            guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else {
-                fail(.noMemory)
-                continue
-            }
-            transfersByID[start.id] = transfer
-            transfersByHandle[transfer.easy] = transfer
+            if let error = begin(start.id, CurlTransfer.Hop(start.request), start.counters, start.completion) { fail(error) }
         }
         return failed
+    }
+
+    /// Makes, configures and adds the easy handle for one hop of a transfer; the error
+    /// to complete it with when that fails.
+    private func begin(_ id: TransferID, _ hop: CurlTransfer.Hop, _ counters: TransferCounters,
+                       _ completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> LoaderError? {
+        guard let transfer = CurlTransfer(id: id, hop: hop, counters: counters, completion: completion) else { return .noMemory }
+        if let error = transfer.configure() { return error }
+        guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else { return .noMemory }
+        transfersByID[id] = transfer
+        transfersByHandle[transfer.easy] = transfer
+        return nil
     }
 
     /// Drains libcurl's DONE messages. Each finished easy handle is removed and freed
@@ -85,7 +84,16 @@ final class CurlTransferLoop: @unchecked Sendable {
             let code = lazyimg_curl_msg_result(message)
             transfersByID.removeValue(forKey: transfer.id)
             detach(transfer)
-            finished.append((transfer.id, transfer.completion, transfer.response(finishedWith: code)))
+            switch transfer.outcome(finishedWith: code) {
+            case .finished(let response):
+                finished.append((transfer.id, transfer.completion, response))
+            case .redirect(let next):
+                // The next hop keeps the transfer's ID, so a cancel still reaches it.
+                if let error = begin(transfer.id, next, transfer.counters, transfer.completion) {
+                    finished.append((transfer.id, transfer.completion,
+                                     DataResponse(result: .failure(error), httpStatus: 0, bytesReceived: next.earlierBytes)))
+                }
+            }
         }
         return finished
     }

@@ -1,30 +1,34 @@
 /// One fetch of a URL's bytes.
 public struct DataRequest: Sendable {
-    public var url: String
+    public var url: ImageURL
     /// Whole-transfer limit; 0 = none.
     public var timeoutMilliseconds: Int
     /// The body may not be larger; the transfer stops with `.tooLarge` once it is.
     /// 0 = none.
     public var maxResponseBytes: Int
     public var userAgent: String
-    /// "Name: value" lines sent with every request.
+    /// "Name: value" lines, sent where `policy` allows.
     public var headers: [String]
+    /// Proxy, trusted authorities and the origins the headers may go to.
+    public var policy: NetworkPolicy
 
-    public init(url: String, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
-                userAgent: String = "lazyimg", headers: [String] = []) {
+    public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
+                userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {
         self.url = url
         self.timeoutMilliseconds = timeoutMilliseconds
         self.maxResponseBytes = maxResponseBytes
         self.userAgent = userAgent
         self.headers = headers
+        self.policy = policy
     }
 }
 
 extension DataRequest {
-    /// No CR, LF or NUL: libcurl sends header values as given, so a line break would
-    /// smuggle in a second header or request, and a NUL would cut the C string short.
+    /// No control byte but HT: libcurl sends header values as given, so a line break
+    /// would smuggle in a second header or request, a NUL would cut the C string
+    /// short, and other controls (ESC, DEL) are not allowed in a field (RFC 9110 5.5).
     public static func isSingleHeaderLine(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0 || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        !text.utf8.contains { ($0 < 0x20 && $0 != UInt8(ascii: "\t")) || $0 == 0x7F }
     }
 }
 

@@ -13,13 +13,17 @@ extension LoaderError {
             self = .io
         case CURLE_OUT_OF_MEMORY:
             self = .noMemory
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE,
+             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_CLIENTCERT:
+            self = .tls
         case CURLE_TOO_MANY_REDIRECTS:
             // A redirect loop is a broken route to the image, not an HTTP error
             // answer: the header reserves LAZYIMG_E_HTTP for status >= 400. The last
             // 3xx status still reaches the host through `httpStatus`.
             self = .network
         default:
-            // Timeouts, DNS, connect, TLS, resets, empty replies (GOT_NOTHING), bodies
+            // Timeouts, DNS, connect, resets, empty replies (GOT_NOTHING), bodies
             // cut short (PARTIAL_FILE) and whatever else breaks a transfer off: the
             // header's NETWORK is the promise that covers them all.
             self = .network

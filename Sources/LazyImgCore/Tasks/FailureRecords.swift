@@ -9,21 +9,21 @@ public struct FailureRecords: Sendable {
         public var at: Int64
     }
 
-    private var failures: [String: Failure] = [:]
+    private var failures: [ImageURL: Failure] = [:]
     public let retryAfterMilliseconds: Int64
 
     public init(retryAfterMilliseconds: Int64) {
         self.retryAfterMilliseconds = retryAfterMilliseconds
     }
 
-    public mutating func record(_ url: String, error: LoaderError, httpStatus: Int, now: Int64) {
+    public mutating func record(_ url: ImageURL, error: LoaderError, httpStatus: Int, now: Int64) {
         // Bound the table: drop expired records once it grows.
         if failures.count >= 1024 { failures = failures.filter { !isExpired($0.value, now: now) } }
         failures[url] = Failure(error: error, httpStatus: httpStatus, at: now)
     }
 
     /// The failure of `url` if it is recent enough to answer with.
-    public mutating func recentFailure(of url: String, now: Int64) -> Failure? {
+    public mutating func recentFailure(of url: ImageURL, now: Int64) -> Failure? {
         guard let failure = failures[url] else { return nil }
         if isExpired(failure, now: now) {
             failures[url] = nil

@@ -16,7 +16,7 @@ public struct HostBackoff: Sendable {
     public var threshold = 3
     public var openMilliseconds: Int64 = 1_000
     public var maxOpenMilliseconds: Int64 = 16_000
-    private var hosts: [String: Host] = [:]
+    private var hosts: [ArraySlice<UInt8>: Host] = [:]
     /// The latest time any host stays closed to: a quick "nothing is open" check
     /// for the scheduler, which asks once per job it considers.
     public private(set) var latestReopening: Int64 = .min
@@ -25,7 +25,7 @@ public struct HostBackoff: Sendable {
 
     /// Records a transient failure. Returns when the host opens again if this failure
     /// (re)opened its back-off, else nil.
-    public mutating func recordFailure(of url: String, now: Int64) -> Int64? {
+    public mutating func recordFailure(of url: ImageURL, now: Int64) -> Int64? {
         guard let host = Self.host(of: url) else { return nil }
         var entry = hosts[host, default: Host()]
         entry.failuresInARow += 1
@@ -48,13 +48,13 @@ public struct HostBackoff: Sendable {
     }
 
     /// A download from the host worked: it is healthy again.
-    public mutating func recordSuccess(of url: String) {
+    public mutating func recordSuccess(of url: ImageURL) {
         guard !hosts.isEmpty, let host = Self.host(of: url) else { return }
         hosts[host] = nil
     }
 
     /// When downloads from `url`'s host may start again, if they may not now.
-    public func pausedUntil(_ url: String, now: Int64) -> Int64? {
+    public func pausedUntil(_ url: ImageURL, now: Int64) -> Int64? {
         guard now < latestReopening, let host = Self.host(of: url), let entry = hosts[host],
               now < entry.closedAt else { return nil }
         return entry.closedAt
@@ -62,8 +62,8 @@ public struct HostBackoff: Sendable {
 
     /// The authority of an http(s) URL, as bytes between "//" and the path; nil for
     /// other URLs (file:// has no host to protect).
-    static func host(of url: String) -> String? {
-        let bytes = url.utf8
+    static func host(of url: ImageURL) -> ArraySlice<UInt8>? {
+        let bytes = url.bytes
         let scheme = URLCheck.hasPrefixIgnoringCase(bytes, "http://") ? "http://"
             : URLCheck.hasPrefixIgnoringCase(bytes, "https://") ? "https://" : nil
         guard let scheme else { return nil }
@@ -71,6 +71,6 @@ public struct HostBackoff: Sendable {
         let end = authority.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
             ?? authority.endIndex
         guard authority.startIndex < end else { return nil }
-        return String(Substring(bytes[authority.startIndex..<end]))
+        return bytes[authority.startIndex..<end]
     }
 }

@@ -1,0 +1,60 @@
+import CCurl
+
+/// Redirects are followed here, not by libcurl (CURLOPT_FOLLOWLOCATION is off): each
+/// hop is a new transfer whose custom headers are chosen for its own origin, since
+/// libcurl would send them on to any host (it drops only Authorization and Cookie),
+/// and a hop may neither leave http(s) nor go from https down to http.
+extension CurlTransfer {
+    /// One step of a transfer: the request for this URL, where the transfer began,
+    /// and what came before.
+    struct Hop {
+        var request: DataRequest
+        let firstURL: ImageURL
+        var redirects = 0
+        /// Body bytes of earlier hops (redirect pages), for bytes_downloaded.
+        var earlierBytes = 0
+
+        init(_ request: DataRequest) {
+            self.request = request
+            firstURL = request.url
+        }
+    }
+
+    static let maxRedirects = 5
+
+    enum Outcome {
+        case finished(DataResponse)
+        case redirect(Hop)
+    }
+
+    /// How the hop ended: a response for the caller, or the next hop to start.
+    func outcome(finishedWith code: CURLcode) -> Outcome {
+        guard code == CURLE_OK, [301, 302, 303, 307, 308].contains(lastHTTPStatus), let location = redirectURL else {
+            return .finished(response(finishedWith: code))
+        }
+        let status = lastHTTPStatus
+        let bytes = hop.earlierBytes + bytesReceived
+        func refuse(_ error: LoaderError) -> Outcome {
+            .finished(DataResponse(result: .failure(error), httpStatus: status, bytesReceived: bytes))
+        }
+        // A redirect loop is a broken route to the image, not an HTTP error answer.
+        guard hop.redirects < Self.maxRedirects else { return refuse(.network) }
+        let fromHTTPS = Origin(hop.request.url)?.scheme == "https"
+        guard let scheme = Origin(location)?.scheme, scheme == "https" || (scheme == "http" && !fromHTTPS) else {
+            // Never onto the local disk or another protocol, never down to plain http.
+            return refuse(.badURL)
+        }
+        var next = hop
+        next.request.url = location
+        next.redirects += 1
+        next.earlierBytes = bytes
+        return .redirect(next)
+    }
+
+    /// The absolute URL a 3xx answer points to, as libcurl resolved it.
+    private var redirectURL: ImageURL? {
+        var pointer: UnsafeMutableRawPointer?
+        guard lazyimg_curl_get_pointer(easy, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK, let pointer else { return nil }
+        return ImageURL(cString: pointer.assumingMemoryBound(to: CChar.self))
+    }
+}

@@ -1,0 +1,51 @@
+/// The loader's default transport: file:// URLs to the `LocalFileLoader` (when the
+/// configuration allows them), everything else to libcurl. libcurl itself is never
+/// given a file URL.
+final class SchemeRoutingDataLoader: DataLoading {
+    private let network: CurlDataLoader
+    private let files: LocalFileLoader?
+
+    /// nil when libcurl or a thread cannot be set up.
+    init?(configuration: LoaderConfiguration) {
+        guard let network = CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads,
+                                           maxHostConnections: configuration.maxHostConnections) else {
+            return nil
+        }
+        if configuration.allowFileURLs {
+            guard let files = LocalFileLoader() else {
+                network.shutdown()
+                return nil
+            }
+            self.files = files
+        } else {
+            files = nil
+        }
+        self.network = network
+    }
+
+    func start(_ id: TransferID, _ request: DataRequest,
+               completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
+        if let files, URLCheck.isFileURL(request.url) {
+            files.start(id, request, completion: completion)
+        } else {
+            // A file URL without a file reader: libcurl refuses it as a bad URL.
+            network.start(id, request, completion: completion)
+        }
+    }
+
+    /// File reads report no progress: they are never nearly done, only quick.
+    func progress(of id: TransferID) -> TransferProgress? {
+        network.progress(of: id)
+    }
+
+    /// IDs are unique per loader, so cancelling in both is harmless and needs no map.
+    func cancel(_ id: TransferID) {
+        network.cancel(id)
+        files?.cancel(id)
+    }
+
+    func shutdown() {
+        network.shutdown()
+        files?.shutdown()
+    }
+}

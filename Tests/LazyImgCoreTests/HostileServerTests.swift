@@ -1,0 +1,105 @@
+import LazyImgCore
+import TestSupport
+import XCTest
+
+/// What a hostile server can try against the network layer, with real libcurl
+/// against the loopback server: lies about sizes, redirects that move secrets or
+/// downgrade TLS.
+final class HostileServerTests: XCTestCase {
+    private var server: HTTPTestServer!
+    private var loader: CurlDataLoader!
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer()
+        loader = try XCTUnwrap(CurlDataLoader(maxConcurrentTransfers: 2))
+    }
+
+    override func tearDown() {
+        loader?.shutdown()
+        server?.stop()
+    }
+
+    /// One transfer, waited for on an expectation.
+    private func fetch(_ request: DataRequest) -> DataResponse? {
+        let done = expectation(description: "completion")
+        let box = ResponseBox()
+        loader.start(1, request) { _, response in
+            box.response = response
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 15)
+        return box.response
+    }
+
+    func testAnnounced64GiBWithNoLimitDoesNotAllocateIt() throws {
+        // Before: the body reserved min(Content-Length, limit) bytes up front, and with
+        // no useful limit that was 64 GiB: the allocation aborted the whole process.
+        server.serve("/huge", body: [1, 2, 3], framing: .declaredLength(64 << 30))
+        let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/huge"), maxResponseBytes: Int.max)))
+        XCTAssertEqual(response.error, .network, "the body ended short of its announced length")
+        XCTAssertEqual(response.bytesReceived, 3)
+    }
+}
+
+private final class ResponseBox: @unchecked Sendable {
+    // Written on the network thread before the expectation is fulfilled, read after.
+    var response: DataResponse?
+}
+
+private extension DataResponse {
+    var error: LoaderError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+}
+
+/// Custom headers are scoped to origins; redirects are followed hop by hop.
+extension HostileServerTests {
+    private func other() throws -> HTTPTestServer {
+        let other = try HTTPTestServer()
+        addTeardownBlock { other.stop() }
+        return other
+    }
+
+    func testHeadersDoNotFollowARedirectToAnotherOrigin() throws {
+        let elsewhere = try other()
+        elsewhere.serve("/img", body: [9])
+        server.redirect("/start", to: elsewhere.url("/img"))
+        server.serve("/same", body: [8])
+        server.redirect("/moved", to: "/same")
+        let secret = ["X-Api-Key: s3cret", "Authorization: Bearer t"]
+        // Before, libcurl followed and sent X-Api-Key on to the other host.
+        let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/start"), headers: secret)))
+        XCTAssertEqual(try response.result.get(), [9])
+        XCTAssertEqual(server.requests("/start").first?.header("X-Api-Key"), "s3cret")
+        let hop = try XCTUnwrap(elsewhere.requests("/img").first)
+        XCTAssertNil(hop.header("X-Api-Key"), "another port is another origin")
+        XCTAssertNil(hop.header("Authorization"))
+        // Within one origin the headers stay.
+        XCTAssertEqual(try fetch(DataRequest(url: server.url("/moved"), headers: secret))?.result.get(), [8])
+        XCTAssertEqual(server.requests("/same").first?.header("X-Api-Key"), "s3cret")
+    }
+
+    func testHeadersGoOnlyToListedOrigins() throws {
+        let listed = try other()
+        listed.serve("/img", body: [7])
+        server.redirect("/start", to: listed.url("/img"))
+        var policy = NetworkPolicy()
+        policy.headerOrigins = [try XCTUnwrap(Origin(configured: "http://127.0.0.1:\(listed.port)"))]
+        let response = fetch(DataRequest(url: server.url("/start"), headers: ["X-Api-Key: k"], policy: policy))
+        XCTAssertEqual(try response?.result.get(), [7])
+        XCTAssertNil(server.requests("/start").first?.header("X-Api-Key"), "not listed")
+        XCTAssertEqual(listed.requests("/img").first?.header("X-Api-Key"), "k", "listed, reached by a redirect")
+    }
+
+    func testRedirectHopsCountBytesAndStopAtTheLimit() throws {
+        server.serve("/end", body: [1, 2])
+        server.redirect("/r0", to: "/end")
+        let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/r0"))))
+        XCTAssertEqual(try response.result.get(), [1, 2])
+        XCTAssertEqual(response.httpStatus, 200)
+        server.redirect("/loop", to: "/loop")
+        XCTAssertEqual(fetch(DataRequest(url: server.url("/loop")))?.error, .network)
+        XCTAssertEqual(server.hits("/loop"), 6, "the first request and 5 redirects")
+    }
+}
