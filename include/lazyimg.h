@@ -216,6 +216,15 @@ typedef struct lazyimg_config {
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
     lazyimg_output output;         /* default LAZYIMG_OUTPUT_PIXELS */
+    /* Since 0.3.0: */
+    uint64_t decode_queue_bytes;   /* memory budget for downloaded files waiting
+                                      for (or in) a decode: no download starts
+                                      while more than this waits, except when
+                                      nothing waits (so one file larger than the
+                                      budget still loads). Downloads already
+                                      running may overshoot it by up to
+                                      max_concurrent_downloads files. Default
+                                      64 MiB; 0 = default */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */

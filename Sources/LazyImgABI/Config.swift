@@ -21,6 +21,7 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.fit = LAZYIMG_FIT_INSIDE
     c.pixel_format = LAZYIMG_PIXEL_RGBA8
     c.output = LAZYIMG_OUTPUT_PIXELS
+    c.decode_queue_bytes = UInt64(defaults.decodeQueueBytes)
     cfg.pointee = c
 }
 
@@ -78,6 +79,8 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.maxResponseBytes = c.max_response_bytes == 0 ? defaults.maxResponseBytes
         : Int(clamping: c.max_response_bytes)
     config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
+    config.decodeQueueBytes = c.decode_queue_bytes == 0 ? defaults.decodeQueueBytes
+        : Int(clamping: c.decode_queue_bytes)
     config.retryAfterMilliseconds = c.retry_after_ms == 0 ? defaults.retryAfterMilliseconds : Int(c.retry_after_ms)
     config.userAgent = "lazyimg/" + String(cString: lazyimg_version_string())
     if let agent = c.user_agent {

@@ -100,15 +100,18 @@ final class PolicyHarness {
     let log = EventLog()
     let loader: ImageLoader
 
-    init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, file: StaticString = #filePath, line: UInt = #line) throws {
+    init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, decodeQueueBytes: Int = LoaderConfiguration().decodeQueueBytes,
+         makeDecoder: @escaping @Sendable () -> any ImageDecoding = { WidthFromBytesDecoder() },
+         file: StaticString = #filePath, line: UInt = #line) throws {
         var config = LoaderConfiguration()
         config.maxConcurrentDownloads = maxConcurrent
         config.prefetchRows = prefetchRows
         config.retryAfterMilliseconds = 2_000
         config.decodeThreads = 1
+        config.decodeQueueBytes = decodeQueueBytes
         let log = self.log
         loader = try ImageLoader(configuration: config, transport: transport,
-                                 makeDecoder: { WidthFromBytesDecoder() }, clock: clock) { log.record($0) }
+                                 makeDecoder: makeDecoder, clock: clock) { log.record($0) }
     }
 
     /// Dispatches until `count` events in all have been delivered, waiting on the

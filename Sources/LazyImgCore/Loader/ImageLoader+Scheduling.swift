@@ -55,6 +55,8 @@ extension ImageLoader {
     func _pump(in s: inout LoaderState) {
         guard !s.isShuttingDown, !s.view.scroll.isMoving else { return }
         while s.downloading < configuration.maxConcurrentDownloads {
+            // Back-pressure (ImageLoader+DecodeQueue): none while too much waits to decode.
+            guard s.decodeQueuedBytes == 0 || s.decodeQueuedBytes < configuration.decodeQueueBytes else { return }
             var best: (rank: Int, id: UInt64, key: CacheKey)?
             for (key, job) in s.jobs where job.phase == .waiting {
                 let rank = job.rank(in: s.view)

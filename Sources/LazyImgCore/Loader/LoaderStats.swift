@@ -13,6 +13,8 @@ public struct LoaderStats: Sendable, Equatable {
     public var memoryCacheBytes: UInt64 = 0
     public var memoryCacheCount: UInt64 = 0
     public var inFlight: UInt64 = 0
+    /// Downloaded files not decoded because their rows left before a decode thread was free.
+    public var decodesSkipped: UInt64 = 0
 
     public init() {}
 }
