@@ -405,8 +405,10 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 
 /* Shrinks the memory cache, least recently used images first: to half its
  * limit at MODERATE, to nothing at COMPLETE. The cache only drops its own
- * references: images the host retained stay valid. NULL and unknown levels
- * are ignored. */
+ * references: images the host retained stay valid. COMPLETE then hands the
+ * freed memory back to the system (glibc malloc_trim), which can take a few
+ * milliseconds with a large heap: call it on a memory warning, not per frame.
+ * NULL and unknown levels are ignored. */
 void lazyimg_trim_memory(lazyimg_loader *loader, int level);
 
 #ifdef __cplusplus
