@@ -11,7 +11,7 @@ final class DecodingPeakMemoryTests: XCTestCase {
         XCTAssertGreaterThan(png.count, 0)
         XCTAssertLessThan(png.count, 1 << 20)
         let decoder = ImageDecoder()
-        let measured = try PeakResidentMemory.measure {
+        let measured = try ProcessResources.measurePeakGrowth {
             try decoder.decode(png, target: TargetSize(width: 200, height: 200), limits: DecodeLimits())
         }
         guard let growth = measured.growth else { throw XCTSkip("/proc/self/clear_refs is not available") }

@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import XCTest
 @testable import LazyImgCore
 
@@ -25,17 +26,6 @@ final class LoaderTrimMemoryTests: XCTestCase {
         deinit {
             survivors.forEach { free($0) }
         }
-    }
-
-    /// Resident memory of this process (the second field of /proc/self/statm), in bytes.
-    private func residentBytes() throws -> Int {
-        let file = try XCTUnwrap(fopen("/proc/self/statm", "r"))
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 256)
-        guard fgets(&line, Int32(line.count), file) != nil else { throw XCTSkip("cannot read /proc/self/statm") }
-        let fields = String(cString: line).split(separator: " ").compactMap { Int($0) }
-        guard fields.count >= 2 else { throw XCTSkip("unexpected /proc/self/statm") }
-        return fields[1] * sysconf(Int32(_SC_PAGESIZE))
     }
 
     func testCompleteTrimReturnsTheCachesMemoryToTheSystem() throws {
@@ -67,9 +57,9 @@ final class LoaderTrimMemoryTests: XCTestCase {
         }
         XCTAssertEqual(loader.stats.memoryCacheCount, UInt64(count))
 
-        let before = try residentBytes()
+        let before = try XCTUnwrap(ProcessResources.residentBytes)
         loader.trimMemory(.complete)
-        let after = try residentBytes()
+        let after = try XCTUnwrap(ProcessResources.residentBytes)
         print("trim complete: resident \(before >> 20) MiB -> \(after >> 20) MiB")
         XCTAssertEqual(loader.stats.memoryCacheCount, 0)
         XCTAssertEqual(decoder.survivors.count, count)
