@@ -108,12 +108,24 @@ tsan: deps
 	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
 	    --filter 'LoaderPolicy|LoaderList|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool'
 
+# libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded
+# from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a
+# longer run: make fuzz FUZZ_SECONDS=600. Prints files seeded and executions per
+# target; a crash fails the run and leaves its input in build/fuzz/.
+.PHONY: fuzz
+FUZZ_SECONDS ?= 12
+fuzz: deps
+	@if [ ! -d $(CORPUS) ]; then echo "fuzz: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
+	$(SWIFT) build -c release --scratch-path .build/fuzz --product lazyimg-fuzz \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLAZYIMG_FUZZING && \
+	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif response
+
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
 # XCTests first (a failure stops here), then the C-side checks and the corpus sweep
 # under AddressSanitizer, the threaded tests under ThreadSanitizer, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck sanitize tsan
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck sanitize tsan fuzz
 # The last line counts everything: XCTests (executed less skipped) and C checks.
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "lazyimg", type: .dynamic, targets: ["LazyImgABI"]),
         .executable(name: "lazyimg-bench", targets: ["lazyimg-bench"]),
         .executable(name: "lazyimg-bench-scroll", targets: ["lazyimg-bench-scroll"]),
+        .executable(name: "lazyimg-fuzz", targets: ["lazyimg-fuzz"]),
     ],
     targets: [
         // System C libraries, each behind a module map and a shim header.
@@ -62,6 +63,10 @@ let package = Package(
             // once the library has it (the version script keeps every other symbol local).
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
         ),
+
+        // libFuzzer targets for the decoders and the response path (make fuzz builds
+        // it with -sanitize=fuzzer,address; a plain build only prints how).
+        .executableTarget(name: "lazyimg-fuzz", dependencies: ["LazyImgCore"]),
 
         // libpng, for tests only: the second decoder PNG pixels are checked against,
         // behind a small C function because libpng reports errors by longjmp.

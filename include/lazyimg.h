@@ -295,6 +295,14 @@ typedef struct lazyimg_config {
                                       else INVALID_ARGUMENT. The certificate and
                                       host name are always verified: no option
                                       turns that off. */
+    uint64_t decode_queue_bytes;   /* memory budget for downloaded files waiting
+                                      for (or in) a decode: no download starts
+                                      while more than this waits, except when
+                                      nothing waits (so one file larger than the
+                                      budget still loads). Downloads already
+                                      running may overshoot it by up to
+                                      max_concurrent_downloads files. Default
+                                      64 MiB; 0 = default */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -526,8 +534,10 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 
 /* Shrinks the memory cache, least recently used images first: to half its
  * limit at MODERATE, to nothing at COMPLETE. The cache only drops its own
- * references: images the host retained stay valid. NULL and unknown levels
- * are ignored. */
+ * references: images the host retained stay valid. COMPLETE then hands the
+ * freed memory back to the system (glibc malloc_trim), which can take a few
+ * milliseconds with a large heap: call it on a memory warning, not per frame.
+ * NULL and unknown levels are ignored. */
 void lazyimg_trim_memory(lazyimg_loader *loader, int level);
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.slow_scroll_rows_per_second = defaults.slowScrollRowsPerSecond
     c.prefetch_waste_bytes = UInt64(defaults.prefetchWasteBytes)
     c.max_host_connections = UInt32(defaults.maxHostConnections)
+    c.decode_queue_bytes = UInt64(defaults.decodeQueueBytes)
     cfg.pointee = c
 }
 
@@ -86,6 +87,8 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
     guard c.allow_file_urls == 0 || c.allow_file_urls == 1 else { throw .invalidArgument }
     config.allowFileURLs = c.allow_file_urls == 1
+    config.decodeQueueBytes = c.decode_queue_bytes == 0 ? defaults.decodeQueueBytes
+        : Int(clamping: c.decode_queue_bytes)
     config.retryAfterMilliseconds = c.retry_after_ms == 0 ? defaults.retryAfterMilliseconds : Int(c.retry_after_ms)
     guard c.slow_scroll_rows_per_second.isFinite, c.slow_scroll_rows_per_second >= 0 else { throw .invalidArgument }
     config.slowScrollRowsPerSecond = c.slow_scroll_rows_per_second

@@ -70,6 +70,7 @@ final class ABIContractTests: XCTestCase {
         XCTAssertEqual(config.timeout_ms, 15_000)
         XCTAssertEqual(config.max_response_bytes, 32 << 20)
         XCTAssertEqual(config.max_pixels, 50_000_000)
+        XCTAssertEqual(config.decode_queue_bytes, 64 << 20)
 
         func create(_ change: (inout lazyimg_config) -> Void) -> lazyimg_status {
             var c = lazyimg_config()

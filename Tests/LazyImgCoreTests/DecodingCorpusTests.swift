@@ -7,7 +7,7 @@ import XCTest
 final class DecodingCorpusTests: XCTestCase {
     private let limits = DecodeLimits()
 
-    private func files(in folder: String, extensions: Set<String>? = nil, recursive: Bool = false) throws -> [String] {
+    func files(in folder: String, extensions: Set<String>? = nil, recursive: Bool = false) throws -> [String] {
         let root = try DecodingTestHelpers.corpus(folder)
         let manager = FileManager.default
         let names = recursive ? (manager.subpaths(atPath: root) ?? []) : ((try? manager.contentsOfDirectory(atPath: root)) ?? [])
@@ -113,29 +113,33 @@ final class DecodingCorpusTests: XCTestCase {
     func testJPEGFolderDecodesExceptDocumentedRefusals() throws {
         let root = try DecodingTestHelpers.corpus("jpeg")
         // jpeg/README.md lists what libjpeg-turbo 2.1.5 cannot decode: 12-bit and
-        // lossless (SOF3) JPEG. The last three decode elsewhere with libjpeg warnings
-        // (junk bytes before a marker, a short data segment); this decoder treats every
-        // warning as an error so truncated downloads are never cached as images.
-        var expectedRefusals: Set<String> = ["testorig12.jpg", "monkey12.jpg",
-                                             "jpeg-decoder/extraneous-data.jpg", "jpeg-decoder/mjpeg.jpg",
-                                             "jpeg-decoder/partial_progressive.jpg"]
+        // lossless (SOF3) JPEG, refused as unsupported. The other three decode elsewhere
+        // with libjpeg warnings (junk bytes before a marker, a short data segment); this
+        // decoder treats every warning as an error so truncated downloads are never
+        // cached as images.
+        var expectedUnsupported: Set<String> = ["testorig12.jpg", "monkey12.jpg"]
         for selection in 1...7 {
-            expectedRefusals.insert("jpeg-decoder/lossless/jpeg_lossless_sel\(selection).jpg")
+            expectedUnsupported.insert("jpeg-decoder/lossless/jpeg_lossless_sel\(selection).jpg")
         }
+        let expectedCorrupt: Set<String> = ["jpeg-decoder/extraneous-data.jpg", "jpeg-decoder/mjpeg.jpg",
+                                            "jpeg-decoder/partial_progressive.jpg"]
         let paths = try files(in: "jpeg", extensions: ["jpg", "jpeg"], recursive: true)
         XCTAssertGreaterThan(paths.count, 80)
-        var refused: Set<String> = []
+        var unsupported: Set<String> = [], corrupt: Set<String> = []
         for path in paths {
             let bytes = try DecodingTestHelpers.read(path)
             do {
                 let image = try ImageDecoder().decode(bytes, target: TargetSize(width: 100, height: 100), limits: limits)
                 XCTAssertLessThanOrEqual(max(image.width, image.height), 100, path)
+            } catch .unsupported {
+                unsupported.insert(String(path.dropFirst(root.count + 1)))
             } catch {
                 XCTAssertEqual(error, .decode, path)
-                refused.insert(String(path.dropFirst(root.count + 1)))
+                corrupt.insert(String(path.dropFirst(root.count + 1)))
             }
         }
-        XCTAssertEqual(refused, expectedRefusals)
+        XCTAssertEqual(unsupported, expectedUnsupported)
+        XCTAssertEqual(corrupt, expectedCorrupt)
     }
 
     func testEveryGIFAndWebPFileDecodesOrThrows() throws {

@@ -114,16 +114,19 @@ final class PolicyHarness {
     let loader: ImageLoader
 
     init(maxConcurrent: Int = 6, prefetchRows: Int? = 0, configure: (inout LoaderConfiguration) -> Void = { _ in },
+         decodeQueueBytes: Int = LoaderConfiguration().decodeQueueBytes,
+         makeDecoder: @escaping @Sendable () -> any ImageDecoding = { WidthFromBytesDecoder() },
          jitter: @escaping @Sendable () -> Double = { 0.5 }, file: StaticString = #filePath, line: UInt = #line) throws {
         var config = LoaderConfiguration()
         config.maxConcurrentDownloads = maxConcurrent
         config.prefetchRows = prefetchRows
         config.retryAfterMilliseconds = 2_000
         config.decodeThreads = 1
+        config.decodeQueueBytes = decodeQueueBytes
         configure(&config)
         let log = self.log
         loader = try ImageLoader(configuration: config, transport: transport,
-                                 makeDecoder: { WidthFromBytesDecoder() }, clock: clock, jitter: jitter) { log.record($0) }
+                                 makeDecoder: makeDecoder, clock: clock, jitter: jitter) { log.record($0) }
     }
 
     /// Dispatches until `count` events in all have been delivered, waiting on the

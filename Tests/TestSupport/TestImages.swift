@@ -122,6 +122,31 @@ public func makePNG(width: Int, height: Int, colorType: PNGColorType = .rgba, bi
     return Array(UnsafeRawBufferPointer(start: buffer, count: length))
 }
 
+/// A mid-grey RGB PNG of any size, encoded a row at a time so even a huge one costs
+/// the test one row of memory (7000 x 7000 makes a file of about 50 KB).
+public func makeBlankPNG(width: Int, height: Int) -> [UInt8] {
+    guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { return [] }
+    defer { spng_ctx_free(context) }
+    spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1)
+    var header = spng_ihdr(width: UInt32(width), height: UInt32(height), bit_depth: 8,
+                           color_type: PNGColorType.rgb.rawValue, compression_method: 0, filter_method: 0,
+                           interlace_method: 0)
+    let flags = Int32(SPNG_ENCODE_PROGRESSIVE.rawValue | SPNG_ENCODE_FINALIZE.rawValue)
+    guard spng_set_ihdr(context, &header) == 0,
+          spng_encode_image(context, nil, 0, Int32(SPNG_FMT_PNG.rawValue), flags) == 0
+    else { return [] }
+    let row = [UInt8](repeating: 128, count: width * 3)
+    for _ in 0..<height {
+        let code = spng_encode_row(context, row, row.count)
+        guard code == 0 || code == Int32(SPNG_EOI.rawValue) else { return [] }
+    }
+    var length = 0
+    var error: Int32 = 0
+    guard let buffer = spng_get_png_buffer(context, &length, &error), error == 0 else { return [] }
+    defer { free(buffer) }
+    return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+}
+
 /// The CRC-32 PNG chunks carry (ISO 3309 polynomial), for tests that patch chunks.
 public func pngCRC(_ bytes: some Sequence<UInt8>) -> UInt32 {
     var crc: UInt32 = 0xFFFF_FFFF

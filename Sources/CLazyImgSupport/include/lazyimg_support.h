@@ -12,4 +12,7 @@ void lazyimg_eventfd_drain(int fd);
 /* Names the calling thread for debuggers (truncated to the kernel's 15 bytes). */
 void lazyimg_thread_set_name(const char *name);
 
+/* Returns the free memory of every malloc arena to the system (glibc malloc_trim). */
+void lazyimg_release_free_memory(void);
+
 #endif

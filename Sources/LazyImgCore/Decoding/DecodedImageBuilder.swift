@@ -39,6 +39,30 @@ struct DecodedImageBuilder {
         return try finish(decoded)
     }
 
+    /// For codecs that produce full-size straight RGBA8 rows top to bottom: each row is
+    /// shrunk as it arrives (`RowResampler`), so only the result and one row of sums are
+    /// held, never the `decodedWidth` x `decodedHeight` image. `decode` passes each row,
+    /// in order, to the function it is given.
+    func buildByRows(decodedWidth: Int, decodedHeight: Int,
+                     decode: (_ addRow: (UnsafeRawPointer) -> Void) throws(LoaderError) -> Void)
+        throws(LoaderError) -> DecodedImage {
+        let stored = geometry.storedScaled
+        guard decodedWidth >= stored.width, decodedHeight >= stored.height else { throw .decode }
+        // Upright and uncropped: straight into the result; else into a scratch image
+        // that `finish` turns and crops.
+        let plain = geometry.isPlainShrink
+        let shrunk = try makeImage(plain ? geometry.output : stored, format: plain ? format : .rgba8)
+        guard let rows = RowResampler(sourceWidth: decodedWidth, sourceHeight: decodedHeight, opaque: opaque,
+                                      into: shrunk.pixels, width: shrunk.width, height: shrunk.height,
+                                      stride: shrunk.stride)
+        else { throw .decode }
+        try decode { rows.add($0) }
+        guard rows.isComplete else { throw .decode }
+        guard plain else { return try finish(shrunk) }
+        Self.convert(shrunk, to: format)
+        return shrunk
+    }
+
     /// Makes the result from straight RGBA8 pixels a codec has already produced, in the
     /// file's orientation and at a size covering `geometry.storedScaled`.
     func finish(_ decoded: DecodedImage) throws(LoaderError) -> DecodedImage {

@@ -7,26 +7,36 @@ import CTurboJPEG
 /// picks the smallest such size that still covers the target box, so the resampler
 /// only ever shrinks the rest of the way.
 ///
-/// Holds one TurboJPEG handle, made on first use and reused: one instance belongs to
-/// one thread at a time.
+/// Holds one TurboJPEG handle, made on first use and reused while decodes succeed:
+/// one instance belongs to one thread at a time. After any failure the handle is
+/// destroyed, since TurboJPEG 2.1 can leave a handle that refused a file unable to
+/// decode the next one; a fresh handle costs a few microseconds.
 public final class JPEGDecoder: ImageDecoding {
     private var handle: tjhandle?
 
     public init() {}
 
     deinit {
-        if let handle {
-            tjDestroy(handle)
-        }
+        discardHandle()
     }
 
     /// Decodes at the smallest DCT scale that covers the asked size, then lets the
     /// builder shrink, turn upright (EXIF orientation) and crop. `sourceWidth/Height`
     /// of the result are the displayed size: swapped for a quarter-turned photo.
     public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
-        let handle = try readyHandle()
-        return try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
+        do {
+            return try decode(data, handle: try readyHandle(), options: options, limits: limits)
+        } catch {
+            discardHandle()
+            throw error
+        }
+    }
+
+    private func decode(_ data: [UInt8], handle: tjhandle, options: DecodeOptions,
+                        limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .decode }
+            if case .unsupported = JPEGFrameKind(scanning: bytes) { throw .unsupported }
             let size = UInt(bytes.count)
 
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
@@ -99,6 +109,13 @@ public final class JPEGDecoder: ImageDecoding {
         guard let made = tjInitDecompress() else { throw .noMemory }
         handle = made
         return made
+    }
+
+    private func discardHandle() {
+        if let handle {
+            tjDestroy(handle)
+        }
+        handle = nil
     }
 
     /// The smallest DCT-scaled size, no larger than the source, that covers `box` on

@@ -11,6 +11,10 @@ public struct PNGDecoder: ImageDecoding {
     /// bounded by the image size check instead.
     private static let maxChunkBytes = 4 << 20
     private static let maxCachedChunkBytes = 16 << 20
+    /// Interlaced (Adam7) rows arrive in seven passes, each filling part of every row,
+    /// so those files are decoded whole before shrinking; this caps that buffer at
+    /// 64 MiB. Other PNGs stream row by row and need no such cap.
+    static let maxInterlacedPixels = 16 << 20
 
     public init() {}
 
@@ -48,6 +52,13 @@ public struct PNGDecoder: ImageDecoding {
                                               sourceHeight: sourceHeight, isAnimated: false,
                                               opaque: isOpaque(context, header))
             let flags = Int32(SPNG_DECODE_TRNS.rawValue)
+            guard header.interlace_method != 0 else {
+                return try builder.buildByRows(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
+                    (addRow) throws(LoaderError) in
+                    try decodeRows(context, width: sourceWidth, format: format, flags: flags, into: addRow)
+                }
+            }
+            guard sourceWidth * sourceHeight <= Self.maxInterlacedPixels else { throw .tooLarge }
             return try builder.build(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
                 (destination, stride) throws(LoaderError) in
                 // libspng writes rows back to back, which the builder's buffers are.
@@ -56,6 +67,24 @@ public struct PNGDecoder: ImageDecoding {
                 try checkTrailingChunks(context)
             }
         }
+    }
+
+    /// Decodes a non-interlaced image one row at a time into a single row buffer
+    /// (libspng's progressive mode), passing each row on as it is made.
+    private func decodeRows(_ context: OpaquePointer, width: Int, format: Int32, flags: Int32,
+                            into addRow: (UnsafeRawPointer) -> Void) throws(LoaderError) {
+        try check(spng_decode_image(context, nil, 0, format, flags | Int32(SPNG_DECODE_PROGRESSIVE.rawValue)))
+        let rowBytes = width * 4
+        let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+        defer { row.deallocate() }
+        while true {
+            // The last row comes with SPNG_EOI rather than 0.
+            let code = spng_decode_row(context, row, rowBytes)
+            guard code == 0 || code == Int32(SPNG_EOI.rawValue) else { try check(code); return }
+            addRow(row)
+            if code != 0 { break }
+        }
+        try checkTrailingChunks(context)
     }
 
     /// Whether every decoded alpha is 255: no alpha channel and no tRNS chunk (which

@@ -46,65 +46,49 @@ public enum Resampler {
     static func downsample(source: UnsafeRawPointer, width sourceWidth: Int, height sourceHeight: Int,
                            stride sourceStride: Int, opaque: Bool = false, into destination: UnsafeMutableRawPointer,
                            width outWidth: Int, height outHeight: Int, stride outStride: Int) {
-        guard sourceWidth > 0, sourceHeight > 0, outWidth <= sourceWidth, outHeight <= sourceHeight else {
-            return
+        guard let rows = RowResampler(sourceWidth: sourceWidth, sourceHeight: sourceHeight, opaque: opaque,
+                                      into: destination, width: outWidth, height: outHeight, stride: outStride)
+        else { return }
+        for sourceY in 0..<sourceHeight {
+            rows.add(source + sourceY * sourceStride)
         }
-        if outWidth == sourceWidth && outHeight == sourceHeight {
-            for y in 0..<outHeight {
-                (destination + y * outStride).copyMemory(from: source + y * sourceStride, byteCount: outWidth * 4)
-            }
-            return
-        }
+    }
 
-        let columns = CoverageTable(sourceCount: sourceWidth, outputCount: outWidth)
-        let rows = CoverageTable(sourceCount: sourceHeight, outputCount: outHeight)
-        // One source-width row of (r*a, g*a, b*a, a) sums (plain (r, g, b, a) when
-        // opaque), reused for every output row: the vertical pass accumulates into it,
-        // the horizontal pass reads it.
-        let accumulator = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: sourceWidth)
-        defer { accumulator.deallocate() }
-
-        for outY in 0..<outHeight {
-            accumulator.initialize(repeating: .zero, count: sourceWidth)
-            rows.forEachSource(of: outY) { sourceY, weight in
-                let pixels = source + sourceY * sourceStride
-                if opaque {
-                    accumulateOpaqueRow(pixels, count: sourceWidth, weight: weight, into: accumulator)
-                } else {
-                    accumulatePremultipliedRow(pixels, count: sourceWidth, weight: weight, into: accumulator)
-                }
+    /// The horizontal pass: one output row from a source-width row of weighted sums
+    /// (premultiplied unless `opaque`), each output pixel the sum over the columns it
+    /// covers, turned back into straight RGBA8.
+    @inline(__always)
+    static func writeRow(from accumulator: UnsafeMutablePointer<SIMD4<Float>>, columns: CoverageTable, opaque: Bool,
+                         into out: UnsafeMutablePointer<UInt8>, width outWidth: Int) {
+        for outX in 0..<outWidth {
+            var sum = SIMD4<Float>.zero
+            columns.forEachSource(of: outX) { sourceX, weight in
+                sum += accumulator[sourceX] * weight
             }
-            let out = (destination + outY * outStride).assumingMemoryBound(to: UInt8.self)
-            for outX in 0..<outWidth {
-                var sum = SIMD4<Float>.zero
-                columns.forEachSource(of: outX) { sourceX, weight in
-                    sum += accumulator[sourceX] * weight
-                }
-                let alpha = sum[3]
-                if opaque {
-                    out[4 * outX] = quantize(sum[0])
-                    out[4 * outX + 1] = quantize(sum[1])
-                    out[4 * outX + 2] = quantize(sum[2])
-                    out[4 * outX + 3] = 255
-                    continue
-                }
-                if alpha > 0 {
-                    out[4 * outX] = quantize(sum[0] / alpha)
-                    out[4 * outX + 1] = quantize(sum[1] / alpha)
-                    out[4 * outX + 2] = quantize(sum[2] / alpha)
-                } else {
-                    out[4 * outX] = 0
-                    out[4 * outX + 1] = 0
-                    out[4 * outX + 2] = 0
-                }
-                out[4 * outX + 3] = quantize(alpha)
+            let alpha = sum[3]
+            if opaque {
+                out[4 * outX] = quantize(sum[0])
+                out[4 * outX + 1] = quantize(sum[1])
+                out[4 * outX + 2] = quantize(sum[2])
+                out[4 * outX + 3] = 255
+                continue
             }
+            if alpha > 0 {
+                out[4 * outX] = quantize(sum[0] / alpha)
+                out[4 * outX + 1] = quantize(sum[1] / alpha)
+                out[4 * outX + 2] = quantize(sum[2] / alpha)
+            } else {
+                out[4 * outX] = 0
+                out[4 * outX + 1] = 0
+                out[4 * outX + 2] = 0
+            }
+            out[4 * outX + 3] = quantize(alpha)
         }
     }
 
     /// Adds `weight` times each pixel of an RGBA8 row, premultiplied by its alpha.
     @inline(__always)
-    private static func accumulatePremultipliedRow(_ pixels: UnsafeRawPointer, count: Int, weight: Float,
+    static func accumulatePremultipliedRow(_ pixels: UnsafeRawPointer, count: Int, weight: Float,
                                                    into accumulator: UnsafeMutablePointer<SIMD4<Float>>) {
         for x in 0..<count {
             let pixel = pixelValue(pixels, x)
@@ -115,7 +99,7 @@ public enum Resampler {
 
     /// Adds `weight` times each pixel of an opaque RGBA8 row, four pixels at a time.
     @inline(__always)
-    private static func accumulateOpaqueRow(_ pixels: UnsafeRawPointer, count: Int, weight: Float,
+    static func accumulateOpaqueRow(_ pixels: UnsafeRawPointer, count: Int, weight: Float,
                                             into accumulator: UnsafeMutablePointer<SIMD4<Float>>) {
         let sums = UnsafeMutableRawPointer(accumulator)
         var x = 0

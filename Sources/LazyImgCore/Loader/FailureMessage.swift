@@ -11,6 +11,9 @@ enum FailureMessage {
             guard let format = ImageFormat(sniffing: bytes) else {
                 return "unsupported image format: not an image (\(bytes.count) bytes)"
             }
+            if format == .jpeg, case .unsupported(let name) = JPEGFrameKind(scanning: bytes) {
+                return "unsupported image format: \(name)"
+            }
             return "unsupported image format: \(format.name)"
         default:
             return ""

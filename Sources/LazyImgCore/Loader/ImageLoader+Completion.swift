@@ -24,26 +24,7 @@ extension ImageLoader {
                 // The host decodes: hand out the file once its bytes say it is an image.
                 if let encoded { _finishJob(job.id, key, encoded, httpStatus: response.httpStatus, bytes: bytes, in: &s) }
             case .success(let bytes):
-                s.jobs[key]?.phase = .decoding
-                let options = configuration.decodeOptions
-                let limits = DecodeLimits(maxPixels: configuration.maxPixels)
-                let httpStatus = response.httpStatus
-                let submitted = decodePool.submit(priority: job.rank(in: s.window)) { [weak self] decoder in
-                    let result: Result<DecodedImage, LoaderError>
-                    do throws(LoaderError) {
-                        result = .success(try decoder.decode(bytes, options: options, limits: limits))
-                    } catch {
-                        result = .failure(error)
-                    }
-                    guard let self else { return }
-                    state.withLock { s in
-                        _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, in: &s)
-                        // A hit on a prefetched image may have lifted the waste budget.
-                        _pump(in: &s)
-                    }
-                }
-                // Refused only once shutdown began, which has ended every ticket already.
-                if !submitted { s.jobs[key] = nil }
+                _queueDecode(job, bytes, httpStatus: response.httpStatus, in: &s)
             case .failure(let error):
                 s.stats.downloadsFailed += 1
                 _downloadDidFail(key, error, response, in: &s)

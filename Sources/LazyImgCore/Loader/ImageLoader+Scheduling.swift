@@ -91,6 +91,8 @@ extension ImageLoader {
         let moving = s.view.scroll != .idle
         let screen = s.window.visible?.count ?? 0
         while s.downloading < configuration.maxConcurrentDownloads {
+            // Back-pressure (ImageLoader+DecodeQueue): none while too much waits to decode.
+            guard s.decodeQueuedBytes == 0 || s.decodeQueuedBytes < configuration.decodeQueueBytes else { return }
             if moving && !s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads) {
                 return
             }

@@ -1,3 +1,5 @@
+import CLazyImgSupport
+
 /// The loader: one list, its view state, its caches and its workers.
 ///
 /// Every method is safe from any thread and returns without waiting on I/O or
@@ -233,13 +235,17 @@ public final class ImageLoader: Sendable {
     }
 
     /// Drops cached images. Images the host holds stay valid: the cache only lets go
-    /// of its own references.
+    /// of its own references. `.complete` then gives the freed memory back to the
+    /// system, outside the lock (a few milliseconds for a large heap).
     public func trimMemory(_ level: TrimLevel) {
         state.withLock { s in
             switch level {
             case .moderate: s.cache.evict(downTo: s.cache.capacity / 2)
             case .complete: s.cache.removeAll()
             }
+        }
+        if level == .complete {
+            lazyimg_release_free_memory()
         }
     }
 

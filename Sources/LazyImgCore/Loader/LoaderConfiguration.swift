@@ -48,6 +48,9 @@ public struct LoaderConfiguration: Sendable {
     public var hostBackoff = HostBackoff()
     /// Decode threads: one per core, at most four, at least one.
     public var decodeThreads = LoaderConfiguration.defaultDecodeThreads
+    /// Downloaded bytes that may wait for (or be in) a decode before no further
+    /// download starts: the memory budget between the network and the decode pool.
+    public var decodeQueueBytes = 64 << 20
 
     public init() {}
 

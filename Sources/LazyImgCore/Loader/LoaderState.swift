@@ -22,6 +22,8 @@ struct LoaderState {
     /// One counter for tickets, jobs and transfers: never 0, never reused.
     var lastID: UInt64 = 0
     var downloading = 0
+    /// Bytes of downloaded files queued for a decode or being decoded.
+    var decodeQueuedBytes = 0
     var stats = LoaderStats()
     var isShuttingDown = false
 

@@ -21,6 +21,8 @@ public struct LoaderStats: Sendable, Equatable {
     public var prefetchWasteBytes: UInt64 = 0
     /// Downloads started again after a transient failure.
     public var downloadsRetried: UInt64 = 0
+    /// Downloaded files not decoded because their rows left before a decode thread was free.
+    public var decodesSkipped: UInt64 = 0
 
     public init() {}
 }

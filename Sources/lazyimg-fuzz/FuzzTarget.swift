@@ -1,0 +1,42 @@
+import Glibc
+import LazyImgCore
+
+/// What one fuzz run exercises, chosen by name (LAZYIMG_FUZZ_TARGET).
+///
+/// A decoder target hands the bytes straight to that format's decoder; `response`
+/// sends them through a loader as a downloaded HTTP body, in both output modes, so
+/// sniffing, failure messages, encoded output and delivery are covered too.
+enum FuzzTarget: String, CaseIterable {
+    case jpeg, png, webp, gif, response
+
+    /// Small limits keep each run fast and inside libFuzzer's memory limit; the
+    /// decoders' size checks are part of what is fuzzed.
+    static let limits = DecodeLimits(maxPixels: 4 << 20)
+
+    /// Option sets cycled by input length, so fit, fill-crop and both pixel formats
+    /// all see every kind of file.
+    static let options = [
+        DecodeOptions(),
+        DecodeOptions(target: TargetSize(width: 64, height: 64)),
+        DecodeOptions(target: TargetSize(width: 40, height: 90), fit: .fill, format: .bgra8Premultiplied),
+    ]
+
+    func run(_ bytes: [UInt8]) {
+        let options = Self.options[bytes.count % Self.options.count]
+        switch self {
+        case .jpeg: _ = try? JPEGDecoder().decode(bytes, options: options, limits: Self.limits)
+        case .png: _ = try? PNGDecoder().decode(bytes, options: options, limits: Self.limits)
+        case .webp: _ = try? WebPDecoder().decode(bytes, options: options, limits: Self.limits)
+        case .gif: _ = try? GIFDecoder().decode(bytes, options: options, limits: Self.limits)
+        case .response:
+            ResponseHarness.pixels.deliver(bytes)
+            ResponseHarness.encoded.deliver(bytes)
+        }
+    }
+
+    /// From LAZYIMG_FUZZ_TARGET; nil when unset or unknown.
+    static var fromEnvironment: FuzzTarget? {
+        guard let name = getenv("LAZYIMG_FUZZ_TARGET") else { return nil }
+        return FuzzTarget(rawValue: String(cString: name))
+    }
+}

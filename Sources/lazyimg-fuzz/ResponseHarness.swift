@@ -1,0 +1,52 @@
+import LazyImgCore
+import Synchronization
+
+/// A loader whose one transport answers every request with the bytes under test, as
+/// an HTTP 200 body: the path from a finished download to the host's event.
+final class ResponseHarness: DataLoading, @unchecked Sendable {
+    static let pixels = ResponseHarness(output: .pixels)
+    static let encoded = ResponseHarness(output: .encoded)
+
+    private let pending = Mutex<(id: TransferID, completion: @Sendable (TransferID, DataResponse) -> Void)?>(nil)
+    private let events = Mutex<Int>(0)
+    private var loader: ImageLoader!
+    private var requests = 0
+
+    private init(output: ImageOutput) {
+        var config = LoaderConfiguration()
+        config.output = output
+        config.decodeThreads = 1
+        config.memoryCacheBytes = 1 << 20
+        config.maxPixels = FuzzTarget.limits.maxPixels
+        config.target = TargetSize(width: 64, height: 64)
+        // The two harnesses live as long as the process.
+        loader = try? ImageLoader(configuration: config, transport: self) { [unowned self] _ in
+            events.withLock { $0 += 1 }
+        }
+    }
+
+    /// Requests a fresh URL, answers it with `bytes`, and waits for its one event.
+    func deliver(_ bytes: [UInt8]) {
+        guard let loader else { fatalError("no loader") }
+        requests += 1
+        let before = events.withLock { $0 }
+        guard (try? loader.setItems(["http://fuzz.test/\(requests)"])) != nil,
+              case .pending = try? loader.request(row: 0),
+              let transfer = pending.withLock({ state in defer { state = nil }; return state })
+        else { fatalError("the loader did not start a transfer") }
+        transfer.completion(transfer.id, DataResponse(result: .success(bytes), httpStatus: 200,
+                                                      bytesReceived: bytes.count))
+        while events.withLock({ $0 }) == before {
+            _ = try? loader.waitForEvents(milliseconds: -1)
+            _ = loader.dispatch(max: 0)
+        }
+    }
+
+    func start(_ id: TransferID, _ request: DataRequest,
+               completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
+        pending.withLock { $0 = (id, completion) }
+    }
+
+    func cancel(_ id: TransferID) {}
+    func shutdown() {}
+}
