@@ -10,7 +10,7 @@ private func loader(_ pointer: OpaquePointer) -> ImageLoader {
 }
 
 /// Runs `body` on the loader, mapping errors to statuses.
-private func withLoader(_ pointer: OpaquePointer?,
+func withLoader(_ pointer: OpaquePointer?,
                         _ body: (ImageLoader) throws(LoaderError) -> lazyimg_status) -> lazyimg_status {
     guard let pointer else { return LAZYIMG_E_INVALID_ARGUMENT }
     do {

@@ -7,6 +7,7 @@ extension ImageLoader {
     /// After any change to the list, the visible range or the scroll state: cancel
     /// what is no longer wanted, then (when idle) add prefetch work and start jobs.
     func _viewDidChange(in s: inout LoaderState) {
+        _askForPageIfNearEnd(in: &s)
         let view = s.view
         for (id, ticket) in s.tickets where !view.wants(ticket.row) {
             _cancelTicket(id, in: &s)
@@ -53,6 +54,7 @@ extension ImageLoader {
     /// Starts waiting jobs, most urgent first, while download slots are free and the
     /// list is not moving.
     func _pump(in s: inout LoaderState) {
+        _startFetches(in: &s)
         guard !s.isShuttingDown, !s.view.scroll.isMoving else { return }
         while s.downloading < configuration.maxConcurrentDownloads {
             var best: (rank: Int, id: UInt64, key: CacheKey)?
@@ -72,13 +74,7 @@ extension ImageLoader {
         s.jobByTransfer[id] = key
         s.downloading += 1
         s.stats.downloadsStarted += 1
-        let request = DataRequest(
-            url: key.url,
-            timeoutMilliseconds: configuration.timeoutMilliseconds,
-            maxResponseBytes: configuration.maxResponseBytes,
-            userAgent: configuration.userAgent,
-            headers: configuration.httpHeaders)
-        transport.start(id, request) { [weak self] id, response in
+        transport.start(id, configuration.dataRequest(for: key.url)) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }
     }

@@ -14,6 +14,8 @@ struct LoaderState {
     var downloading = 0
     var stats = LoaderStats()
     var isShuttingDown = false
+    var paging = PagingTrigger()
+    var fetches = DataFetches()
 
     init(configuration: LoaderConfiguration) {
         cache = MemoryCache(capacity: configuration.memoryCacheBytes)
