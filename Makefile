@@ -75,10 +75,11 @@ run-termlist: termlist-bin
 	./build/termlist --script builtin --sheet build/termlist-sheet.png
 
 # A short scripted run under valgrind, on generated images (no PNG decoding in the
-# server) and small pages, since debug Swift under valgrind is slow.
+# server) and small pages, since debug Swift under valgrind is slow; valgrind runs
+# one thread at a time, hence the long transfer timeout.
 memcheck-termlist: termlist-bin
 	scripts/memcheck.sh $(BIN) ./build/termlist --script examples-c/feed/memcheck.script \
-	    --photos /nonexistent --page-size 6 --sheet build/termlist-memcheck.png
+	    --photos /nonexistent --page-size 6 --timeout-ms 300000 --sheet build/termlist-memcheck.png
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:
@@ -122,7 +123,7 @@ sanitize: deps
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 \
 	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
-	    --filter 'LoaderPolicy|LoaderList|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool'
+	    --filter 'LoaderPolicy|LoaderList|LoaderPaging|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool|FetchTests'
 
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so

@@ -559,8 +559,8 @@ static void render(struct app *a)
 {
     struct out o = {NULL, 0, 0};
     lazyimg_stats s = stats_of(a);
-    put(&o, "\x1b[H\x1b[0m\x1b[7m lazyimg termlist  %zu rows, %u pages | %s %+.1f rows/s | in flight %" PRIu64
-            " | memory hits %" PRIu64 " | deferred %" PRIu64 " | downloads %" PRIu64 " | %.1f MB \x1b[K\x1b[0m\r\n",
+    put(&o, "\x1b[H\x1b[0m\x1b[7m %zu rows/%u pages | %s %+.1f rows/s | in flight %" PRIu64 " | memory hits %" PRIu64
+            " | deferred %" PRIu64 " | downloads %" PRIu64 " | %.1f MB \x1b[K\x1b[0m\r\n",
         a->count, a->pages, scroll_name(a->reported_state), a->reported_velocity, s.in_flight, s.memory_hits,
         s.deferred, s.downloads_started, s.bytes_downloaded / 1e6);
     long top = (long)a->pos;
@@ -653,7 +653,7 @@ static struct termios saved_termios;
 
 static void terminal_restore(void)
 {
-    static const char leave[] = "\x1b[?1006l\x1b[?1000l\x1b[?25h\x1b[0m\x1b[?1049l";
+    static const char leave[] = "\x1b[?1006l\x1b[?1000l\x1b[?7h\x1b[?25h\x1b[0m\x1b[?1049l";
     if (write(STDOUT_FILENO, leave, sizeof leave - 1) < 0) {
         /* nothing left to tell */
     }
@@ -683,7 +683,9 @@ static void terminal_size(struct app *a)
 
 static int terminal_enter(void)
 {
-    static const char enter[] = "\x1b[?1049h\x1b[?25l\x1b[?1000h\x1b[?1006h\x1b[2J";
+    /* Alternate screen, no cursor, wheel reports (SGR), and no autowrap, so a long
+     * line is cut at the edge instead of scrolling the screen. */
+    static const char enter[] = "\x1b[?1049h\x1b[?25l\x1b[?1000h\x1b[?1006h\x1b[?7l\x1b[2J";
     struct termios raw;
     struct sigaction sa;
     if (tcgetattr(STDIN_FILENO, &saved_termios) != 0)
@@ -815,7 +817,7 @@ static int settled(struct app *a)
 
 struct options {
     const char *feed, *script, *sheet, *photos;
-    unsigned latency_ms, page_size, pages;
+    unsigned latency_ms, page_size, pages, timeout_ms;
     long frames; /* -1 = no limit */
     int quiet;
 };
@@ -918,7 +920,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: termlist [--feed URL] [--latency-ms N] [--photos DIR] [--page-size N] [--pages N]\n"
-            "                [--script FILE|builtin] [--frames N] [--sheet OUT.png]\n"
+            "                [--script FILE|builtin] [--frames N] [--sheet OUT.png] [--timeout-ms N]\n"
             "Interactive when stdout is a terminal and no --script is given.\n");
 }
 
@@ -943,6 +945,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
         else if (strcmp(arg, "--page-size") == 0) opt->page_size = (unsigned)strtoul(value, NULL, 10);
         else if (strcmp(arg, "--pages") == 0) opt->pages = (unsigned)strtoul(value, NULL, 10);
         else if (strcmp(arg, "--frames") == 0) opt->frames = strtol(value, NULL, 10);
+        else if (strcmp(arg, "--timeout-ms") == 0) opt->timeout_ms = (unsigned)strtoul(value, NULL, 10);
         else return -1;
     }
     return 0;
@@ -1021,6 +1024,7 @@ int main(int argc, char **argv)
     cfg.user_data = &a;
     cfg.target_width = THUMB_W;
     cfg.target_height = THUMB_H;
+    cfg.timeout_ms = opt.timeout_ms; /* 0 = the default */
     lazyimg_status st = lazyimg_loader_create(&cfg, &a.loader);
     if (st < 0) {
         fprintf(stderr, "termlist: lazyimg_loader_create: %s\n", lazyimg_strerror(st));
