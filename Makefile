@@ -75,11 +75,11 @@ run-termlist: termlist-bin
 	./build/termlist --script builtin --sheet build/termlist-sheet.png
 
 # A short scripted run under valgrind, on generated images (no PNG decoding in the
-# server) and small pages, since debug Swift under valgrind is slow; valgrind runs
-# one thread at a time, hence the long transfer timeout.
+# server), since debug Swift under valgrind is slow; valgrind runs one thread at a
+# time, hence the long transfer timeout and waits.
 memcheck-termlist: termlist-bin
 	scripts/memcheck.sh $(BIN) ./build/termlist --script examples-c/feed/memcheck.script \
-	    --photos /nonexistent --page-size 6 --timeout-ms 300000 --sheet build/termlist-memcheck.png
+	    --photos /nonexistent --timeout-ms 300000 --wait-ms 600000 --sheet build/termlist-memcheck.png
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:

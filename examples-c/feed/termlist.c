@@ -51,7 +51,7 @@
 #define FLING_ROWS_PER_S 60.0
 #define FLING_DECAY 0.94         /* velocity kept per 1/60 s */
 #define REST_ROWS_PER_S 2.0      /* a fling slower than this rests */
-#define WAIT_MS 120000           /* longest a script's `wait` may take (valgrind) */
+#define WAIT_MS 60000            /* longest a script's `wait` may take; --wait-ms */
 #define PAGE_RETRY_MS 1000
 #define SHEET_SCALE 8            /* contact sheet: each thumbnail pixel as 8x8 */
 #define SHEET_COLUMNS 3
@@ -817,7 +817,7 @@ static int settled(struct app *a)
 
 struct options {
     const char *feed, *script, *sheet, *photos;
-    unsigned latency_ms, page_size, pages, timeout_ms;
+    unsigned latency_ms, page_size, pages, timeout_ms, wait_ms;
     long frames; /* -1 = no limit */
     int quiet;
 };
@@ -884,13 +884,13 @@ static int run_script(struct app *a, const struct options *opt)
         if (fields <= 0)
             continue;
         if (strcmp(word, "wait") == 0) {
-            double deadline = now_ms() + WAIT_MS;
+            double deadline = now_ms() + opt->wait_ms;
             while (!settled(a) && now_ms() < deadline && (opt->frames < 0 || frames < opt->frames)) {
                 frame(a, FRAME_MS, 1.0 / 60);
                 frames++;
             }
             expect(a, settled(a) || (opt->frames >= 0 && frames >= opt->frames),
-                   "not settled after %d ms (rows %zu..%zu)", WAIT_MS, a->first, a->first + a->visible - 1);
+                   "not settled after %u ms (rows %zu..%zu)", opt->wait_ms, a->first, a->first + a->visible - 1);
         } else if (strcmp(word, "idle") == 0 && fields >= 2) {
             for (long i = 0; i < atol(arg) && (opt->frames < 0 || frames < opt->frames); i++, frames++)
                 frame(a, FRAME_MS, 1.0 / 60);
@@ -920,7 +920,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: termlist [--feed URL] [--latency-ms N] [--photos DIR] [--page-size N] [--pages N]\n"
-            "                [--script FILE|builtin] [--frames N] [--sheet OUT.png] [--timeout-ms N]\n"
+            "                [--script FILE|builtin] [--frames N] [--sheet OUT.png] [--timeout-ms N] [--wait-ms N]\n"
             "Interactive when stdout is a terminal and no --script is given.\n");
 }
 
@@ -928,6 +928,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 {
     opt->photos = "../shared/corpus/photos";
     opt->frames = -1;
+    opt->wait_ms = WAIT_MS;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(arg, "--quiet") == 0) {
@@ -946,6 +947,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
         else if (strcmp(arg, "--pages") == 0) opt->pages = (unsigned)strtoul(value, NULL, 10);
         else if (strcmp(arg, "--frames") == 0) opt->frames = strtol(value, NULL, 10);
         else if (strcmp(arg, "--timeout-ms") == 0) opt->timeout_ms = (unsigned)strtoul(value, NULL, 10);
+        else if (strcmp(arg, "--wait-ms") == 0) opt->wait_ms = (unsigned)strtoul(value, NULL, 10);
         else return -1;
     }
     return 0;
