@@ -856,8 +856,10 @@ static int run_interactive(struct app *a, const struct options *opt)
         return 1;
     }
     while (!interrupted && (opt->frames < 0 || frames++ < opt->frames)) {
-        double now = now_ms();
-        frame(a, a->motion != STILL ? FRAME_MS : 250, (now - last) / 1000);
+        /* A motion that starts after a quiet spell starts from one frame's worth, not
+         * from the time the loop slept. */
+        double now = now_ms(), dt = (now - last) / 1000;
+        frame(a, a->motion != STILL ? FRAME_MS : 250, dt < 0.05 ? dt : 0.05);
         last = now;
     }
     return 0;
