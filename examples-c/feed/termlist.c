@@ -439,6 +439,8 @@ enum key { KEY_NONE, KEY_DOWN, KEY_UP, KEY_PGDN, KEY_PGUP, KEY_HOME, KEY_END, KE
 static void press(struct app *a, enum key key, double now)
 {
     double lines = 0, page = a->list_lines - ROW_LINES;
+    /* A page key during a glide pages on from where the glide was going. */
+    double from = a->motion == GLIDE ? a->target : a->pos;
     switch (key) {
     case KEY_DOWN: lines = ROW_LINES; break;
     case KEY_UP: lines = -ROW_LINES; break;
@@ -446,7 +448,7 @@ static void press(struct app *a, enum key key, double now)
     case KEY_WHEEL_UP: lines = -3; break;
     case KEY_PGDN: case KEY_PGUP: case KEY_HOME: case KEY_END:
         a->motion = GLIDE;
-        a->target = key == KEY_HOME ? 0 : key == KEY_END ? max_pos(a) : a->pos + (key == KEY_PGDN ? page : -page);
+        a->target = key == KEY_HOME ? 0 : key == KEY_END ? max_pos(a) : from + (key == KEY_PGDN ? page : -page);
         a->target = a->target < 0 ? 0 : a->target > max_pos(a) ? max_pos(a) : a->target;
         report_target(a);
         return;
