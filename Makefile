@@ -10,7 +10,7 @@ ifeq ($(origin CXX),default)
 CXX      := c++
 endif
 STRICT   := -Wall -Wextra -pedantic -Werror
-PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind
+PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind libcjson-dev libmicrohttpd-dev
 
 # Where swift build puts liblazyimg.so.
 BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
@@ -19,7 +19,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
-.PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode bench-screenful memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -55,7 +55,31 @@ run-demo: demo-bin
 run-formats: demo-bin
 	./build/formats
 
-demo: run-demo run-formats
+# The README's "run" command: the terminal list, interactive on a terminal, else
+# its scripted run (which checks itself and writes a contact sheet).
+demo: termlist-bin
+	@if [ -t 1 ] && [ -t 0 ]; then ./build/termlist --latency-ms 150; \
+	else ./build/termlist --script builtin --sheet build/termlist-sheet.png; fi
+
+# The terminal list (examples-c/feed): its loopback feed server runs on libmicrohttpd.
+TERMLIST_SRC  := examples-c/feed/termlist.c examples-c/feed/feed_server.c
+TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -ldl -lm
+termlist-bin: build
+	@mkdir -p build
+	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c/feed $(TERMLIST_SRC) -o build/termlist \
+	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(TERMLIST_LIBS)
+
+# The scripted scroll: one download per URL, none while moving, one event per
+# ticket, the pages arrived, a sheet with no blank thumbnail.
+run-termlist: termlist-bin
+	./build/termlist --script builtin --sheet build/termlist-sheet.png
+
+# A short scripted run under valgrind, on generated images (no PNG decoding in the
+# server), since debug Swift under valgrind is slow; valgrind runs one thread at a
+# time, hence the long transfer timeout and waits.
+memcheck-termlist: termlist-bin
+	scripts/memcheck.sh $(BIN) ./build/termlist --script examples-c/feed/memcheck.script \
+	    --photos /nonexistent --timeout-ms 300000 --wait-ms 600000 --sheet build/termlist-memcheck.png
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:
@@ -106,7 +130,7 @@ sanitize: deps
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 \
 	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
-	    --filter 'LoaderPolicy|LoaderList|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool'
+	    --filter 'LoaderPolicy|LoaderList|LoaderPaging|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool|FetchTests'
 
 # libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded
 # from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a
@@ -125,7 +149,7 @@ check-symbols: build
 
 # XCTests first (a failure stops here), then the C-side checks and the corpus sweep
 # under AddressSanitizer, the threaded tests under ThreadSanitizer, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck sanitize tsan fuzz
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats run-termlist memcheck memcheck-termlist sanitize tsan fuzz
 # The last line counts everything: XCTests (executed less skipped) and C checks.
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests

@@ -157,7 +157,10 @@ typedef enum lazyimg_codec {
 typedef enum lazyimg_event_type {
     LAZYIMG_EVENT_IMAGE = 1,    /* ev->image holds the decoded image */
     LAZYIMG_EVENT_FAILED = 2,   /* ev->status says why (LAZYIMG_E_CANCELLED too) */
-    LAZYIMG_EVENT_NEED_PAGE = 3 /* reserved for paged lists; not sent yet */
+    LAZYIMG_EVENT_NEED_PAGE = 3, /* a paged list nears its end (lazyimg_set_paging):
+                                    ticket 0, row = the row count then */
+    /* Since 0.3.0: */
+    LAZYIMG_EVENT_DATA = 4       /* a lazyimg_fetch body in ev->data, ev->data_size */
 } lazyimg_event_type;
 
 typedef enum lazyimg_source {
@@ -185,6 +188,11 @@ typedef struct lazyimg_event {
                                    it failed, with what the status alone cannot
                                    say ("HTTP status 404", "unsupported image
                                    format: HEIF"); "" for IMAGE. Never NULL. */
+    /* Since 0.3.0: */
+    const uint8_t *data;        /* borrowed: valid only during the callback. The
+                                   body of a DATA event; NULL otherwise, and when
+                                   the body is empty. */
+    size_t data_size;           /* bytes at data; 0 unless DATA */
 } lazyimg_event;
 
 /* The event callback. `ev` is borrowed for the duration of the call. It is
@@ -438,6 +446,33 @@ lazyimg_status lazyimg_lookup_url(lazyimg_loader *loader, const char *url, lazyi
  * download stops only when no ticket or prefetch wants it any more.
  * Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_cancel(lazyimg_loader *loader, uint64_t ticket);
+
+/* ------------------------------------------------ paged lists and feeds */
+
+/* Paged lists. When the end of the visible range comes within `distance_rows`
+ * rows of lazyimg_item_count() while `has_more` is non-zero, exactly one
+ * LAZYIMG_EVENT_NEED_PAGE event is delivered (ticket 0, row = the row count
+ * then, status OK, url ""), and no other until lazyimg_append_items (or
+ * lazyimg_set_items) changes the list, which re-arms it. Each call re-arms
+ * too: call it again after a page failed, to be asked again; with has_more 0
+ * no more NEED_PAGE events come. Checked at once and after every list or view
+ * change. Off until the first call.
+ * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
+lazyimg_status lazyimg_set_paging(lazyimg_loader *loader, size_t distance_rows, int has_more);
+
+/* Downloads `url` (copied; a feed page, any data) through the loader's own
+ * network stack, with its timeout_ms, max_response_bytes, user_agent and
+ * http_headers, ahead of every image waiting for a transfer slot, and also
+ * while the list scrolls. Never cached, never coalesced: each call is one
+ * transfer. LAZYIMG_PENDING with *out_ticket set: exactly one event follows
+ * for that ticket, DATA (the body, borrowed: ev->data, ev->data_size; row 0)
+ * or FAILED with the same statuses and messages as images (HTTP for status
+ * >= 400, TOO_LARGE, NETWORK for a timeout, CANCELLED). lazyimg_cancel works
+ * on the ticket. Fetches count in bytes_downloaded and in_flight, not in the
+ * downloads_* counters (those count images).
+ * Errors (no event follows; *out_ticket 0): INVALID_ARGUMENT (NULL loader,
+ * url or out_ticket), BAD_URL, SHUTDOWN. */
+lazyimg_status lazyimg_fetch(lazyimg_loader *loader, const char *url, uint64_t *out_ticket);
 
 /* ----------------------------------------------------------------- images */
 

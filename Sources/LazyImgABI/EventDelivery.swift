@@ -11,6 +11,7 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
     ev.ticket = event.ticket
     ev.http_status = Int32(clamping: event.httpStatus)
     var image: DecodedImage?
+    var body: [UInt8] = []
     switch event.outcome {
     case .image(let decoded, let source):
         image = decoded
@@ -25,7 +26,26 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
         ev.type = LAZYIMG_EVENT_FAILED
         ev.status = error.status
         ev.source = LAZYIMG_SOURCE_NONE
+    case .data(let bytes):
+        body = bytes
+        ev.type = LAZYIMG_EVENT_DATA
+        ev.status = LAZYIMG_OK
+        ev.source = LAZYIMG_SOURCE_NETWORK
+    case .needPage:
+        ev.type = LAZYIMG_EVENT_NEED_PAGE
+        ev.status = LAZYIMG_OK
+        ev.source = LAZYIMG_SOURCE_NONE
     }
+    body.withUnsafeBufferPointer { data in
+        ev.data = data.isEmpty ? nil : data.baseAddress
+        ev.data_size = data.count
+        call(function, callback.userData, &ev, event, image)
+    }
+}
+
+/// Calls the host with the URL, message and image of `event` borrowed for the call.
+private func call(_ function: lazyimg_event_fn, _ userData: UnsafeMutableRawPointer?,
+                  _ ev: inout lazyimg_event, _ event: LoaderEvent, _ image: DecodedImage?) {
     withExtendedLifetime(image) {
         ev.image = image.map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
         event.url.withCString { url in
@@ -33,11 +53,11 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
             // A failure without details of its own says what its status says.
             if case .failed = event.outcome, event.message.isEmpty {
                 ev.message = lazyimg_strerror(ev.status)
-                function(callback.userData, &ev)
+                function(userData, &ev)
             } else {
                 event.message.withCString { message in
                     ev.message = message
-                    function(callback.userData, &ev)
+                    function(userData, &ev)
                 }
             }
         }

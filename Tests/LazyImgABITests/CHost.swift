@@ -15,6 +15,8 @@ struct ReceivedEvent: Sendable {
     var height: UInt32
     var structSize: UInt32
     var message: String
+    /// A DATA event's body, copied out of the borrowed pointer.
+    var data: [UInt8] = []
 }
 
 /// Plays the C host: owns a loader made through the C API and records its events.
@@ -36,7 +38,8 @@ final class CHost: @unchecked Sendable {
                 type: e.type, row: e.row, ticket: e.ticket, status: e.status, httpStatus: e.http_status,
                 source: e.source, url: e.url.map { String(cString: $0) } ?? "",
                 width: lazyimg_image_width(e.image), height: lazyimg_image_height(e.image), structSize: e.struct_size,
-                message: e.message.map { String(cString: $0) } ?? "<NULL>")
+                message: e.message.map { String(cString: $0) } ?? "<NULL>",
+                data: e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.data_size)) } ?? [])
             host.received.withLock { $0.append(event) }
             host.onEvent?(host, event)
         }

@@ -10,6 +10,10 @@ public struct LoaderEvent: Sendable {
     public enum Outcome: Sendable {
         case image(DecodedImage, ImageSource)
         case failed(LoaderError)
+        /// A data fetch's body.
+        case data([UInt8])
+        /// A paged list nears its end: the host should fetch and append the next page.
+        case needPage
     }
 
     public var ticket: UInt64

@@ -13,6 +13,7 @@ extension ImageLoader {
         let old = s.window
         let new = s.view.window()
         s.window = new
+        _askForPageIfNearEnd(in: &s)
         guard old != new else { return _pump(in: &s) }
         if old.visible == nil && new.visible != nil {
             // The first geometry: every ticket so far is checked once.
@@ -40,6 +41,7 @@ extension ImageLoader {
     func _listDidChange(in s: inout LoaderState) {
         s.view.rowCount = s.rows.count
         s.window = s.view.window()
+        _askForPageIfNearEnd(in: &s)
         for key in Array(s.jobs.keys) { s.jobs[key]?.prefetchRow = nil }
         s.toStart.removeAll()
         for range in s.window.wantedRanges {
@@ -86,6 +88,7 @@ extension ImageLoader {
     /// Starts the most urgent startable jobs while download slots are free, as far
     /// as the motion of the list and the start pacing allow.
     func _pump(in s: inout LoaderState) {
+        _startFetches(in: &s)
         guard !s.isShuttingDown else { return }
         let now = clock.nowMilliseconds
         let moving = s.view.scroll != .idle
@@ -150,14 +153,7 @@ extension ImageLoader {
         s.jobByTransfer[id] = key
         s.downloading += 1
         s.stats.downloadsStarted += 1
-        let request = DataRequest(
-            url: key.url,
-            timeoutMilliseconds: configuration.timeoutMilliseconds,
-            maxResponseBytes: configuration.maxResponseBytes,
-            userAgent: configuration.userAgent,
-            headers: configuration.httpHeaders,
-            policy: configuration.networkPolicy)
-        transport.start(id, request) { [weak self] id, response in
+        transport.start(id, configuration.dataRequest(for: key.url)) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }
     }

@@ -76,6 +76,7 @@ public final class ImageLoader: Sendable {
             guard !s.isShuttingDown else { throw .shutdown }
             for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
             s.rows = rows
+            s.paging.listDidGrow()
             _listDidChange(in: &s)
         }
     }
@@ -87,6 +88,7 @@ public final class ImageLoader: Sendable {
             guard !s.isShuttingDown else { throw .shutdown }
             s.rows.append(contentsOf: rows)
             s.view.rowCount = s.rows.count
+            if !rows.isEmpty { s.paging.listDidGrow() }
             _viewDidChange(in: &s)
         }
     }
@@ -194,6 +196,10 @@ public final class ImageLoader: Sendable {
     public func cancel(ticket: UInt64) throws(LoaderError) -> Bool {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
+            if _cancelFetch(ticket, in: &s) {
+                _pump(in: &s)
+                return true
+            }
             guard s.tickets[ticket] != nil else { return false }
             _cancelTicket(ticket, in: &s)
             _pump(in: &s)
@@ -280,6 +286,7 @@ public final class ImageLoader: Sendable {
             guard !s.isShuttingDown else { return false }
             s.isShuttingDown = true
             for id in Array(s.tickets.keys).sorted() { _cancelTicket(id, in: &s) }
+            for id in s.fetches.tickets { _ = _cancelFetch(id, in: &s) }
             for key in Array(s.jobs.keys) { _dropJob(key, in: &s) }
             return true
         }

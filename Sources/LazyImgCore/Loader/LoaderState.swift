@@ -26,6 +26,8 @@ struct LoaderState {
     var decodeQueuedBytes = 0
     var stats = LoaderStats()
     var isShuttingDown = false
+    var paging = PagingTrigger()
+    var fetches = DataFetches()
 
     init(configuration: LoaderConfiguration) {
         cache = MemoryCache(capacity: configuration.memoryCacheBytes)

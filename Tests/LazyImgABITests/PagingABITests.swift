@@ -1,0 +1,33 @@
+import CLazyImgHeader
+import XCTest
+
+/// lazyimg_set_paging as a C host sees it: the NEED_PAGE event's fields and misuse.
+final class PagingABITests: XCTestCase {
+    func testNeedPageEventAsTheHeaderDescribesIt() throws {
+        let host = try CHost()
+        XCTAssertEqual(host.setItems((0..<20).map { "http://127.0.0.1:9/\($0).jpg" }), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_set_scroll_state(host.loader, LAZYIMG_SCROLL_DRAGGING, 30), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_set_paging(host.loader, 3, 1), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_set_visible_range(host.loader, 10, 7), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 1)
+        let event = try XCTUnwrap(host.events.first)
+        XCTAssertEqual(event.type, LAZYIMG_EVENT_NEED_PAGE)
+        XCTAssertEqual(event.ticket, 0)
+        XCTAssertEqual(event.row, 20)
+        XCTAssertEqual(event.status, LAZYIMG_OK)
+        XCTAssertEqual(event.url, "")
+        XCTAssertEqual(event.message, "")
+        XCTAssertEqual(event.structSize, UInt32(MemoryLayout<lazyimg_event>.size))
+        XCTAssertEqual(lazyimg_set_visible_range(host.loader, 11, 7), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 0, "one per approach")
+    }
+
+    func testMisuse() throws {
+        let host = try CHost()
+        XCTAssertEqual(lazyimg_set_paging(nil, 5, 1), LAZYIMG_E_INVALID_ARGUMENT)
+        XCTAssertEqual(lazyimg_set_paging(host.loader, Int.max, 1), LAZYIMG_OK, "a huge distance is clamped")
+        XCTAssertEqual(lazyimg_set_visible_range(host.loader, 0, 1), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 1, "an empty list with more to come asks at once")
+        XCTAssertEqual(host.destroy(), LAZYIMG_OK)
+    }
+}

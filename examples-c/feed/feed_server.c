@@ -1,0 +1,419 @@
+/*
+ * feed_server.c: the termlist demo's loopback server, on libmicrohttpd: a thread
+ * per connection, so a handler may sleep to add latency without holding up the
+ * others. See feed_server.h for what it serves.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "feed_server.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <spng.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <turbojpeg.h>
+
+#define MAX_PHOTOS 24
+#define GEN_WIDTH 640 /* generated pictures, full size */
+#define GEN_HEIGHT 400
+#define SCALES 3
+static const unsigned scales[SCALES] = {1, 2, 4}; /* full, half, quarter size */
+
+/* One path the server has seen: its hits, and its body once made (images only). */
+struct route {
+    char *path;
+    unsigned hits;
+    unsigned char *body;
+    size_t size;
+    const char *type;
+};
+
+struct photo {
+    char *file;
+    unsigned width, height;
+};
+
+struct feed_server {
+    struct MHD_Daemon *daemon;
+    unsigned latency_ms, page_size, pages;
+    char base[64];       /* http://127.0.0.1:PORT */
+    char first_page[96];
+    struct photo photos[MAX_PHOTOS];
+    unsigned photo_count;
+    pthread_mutex_t lock; /* guards routes and every route's fields */
+    struct route *routes;
+    size_t route_count, route_capacity;
+};
+
+/* The route of `path`, made on first sight, its hit counted. Lock held. */
+static struct route *route_hit(struct feed_server *s, const char *path)
+{
+    for (size_t i = 0; i < s->route_count; i++)
+        if (strcmp(s->routes[i].path, path) == 0) {
+            s->routes[i].hits++;
+            return &s->routes[i];
+        }
+    if (s->route_count == s->route_capacity) {
+        size_t capacity = s->route_capacity ? 2 * s->route_capacity : 64;
+        struct route *grown = realloc(s->routes, capacity * sizeof *grown);
+        if (grown == NULL)
+            return NULL;
+        s->routes = grown;
+        s->route_capacity = capacity;
+    }
+    struct route *r = &s->routes[s->route_count];
+    memset(r, 0, sizeof *r);
+    if ((r->path = strdup(path)) == NULL)
+        return NULL;
+    r->hits = 1;
+    s->route_count++;
+    return r;
+}
+
+static unsigned char *read_file(const char *name, size_t *size)
+{
+    FILE *f = fopen(name, "rb");
+    unsigned char *data = NULL;
+    long length;
+    if (f == NULL)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (length = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (data = malloc((size_t)length)) != NULL && fread(data, 1, (size_t)length, f) != (size_t)length) {
+        free(data);
+        data = NULL;
+    }
+    if (data != NULL)
+        *size = (size_t)length;
+    fclose(f);
+    return data;
+}
+
+/* Finds kodim01.png .. kodim24.png in `dir`, with their sizes from the PNG header. */
+static void find_photos(struct feed_server *s, const char *dir)
+{
+    for (unsigned n = 1; dir != NULL && n <= MAX_PHOTOS; n++) {
+        char name[4096];
+        unsigned char head[24];
+        snprintf(name, sizeof name, "%s/kodim%02u.png", dir, n);
+        FILE *f = fopen(name, "rb");
+        if (f == NULL)
+            continue;
+        size_t got = fread(head, 1, sizeof head, f);
+        fclose(f);
+        if (got != sizeof head || memcmp(head + 12, "IHDR", 4) != 0)
+            continue;
+        struct photo *p = &s->photos[s->photo_count];
+        p->width = (unsigned)head[16] << 24 | (unsigned)head[17] << 16 | (unsigned)head[18] << 8 | head[19];
+        p->height = (unsigned)head[20] << 24 | (unsigned)head[21] << 16 | (unsigned)head[22] << 8 | head[23];
+        if (p->width == 0 || p->height == 0 || p->width > 4096 || p->height > 4096 || (p->file = strdup(name)) == NULL)
+            continue;
+        s->photo_count++;
+    }
+}
+
+/* Halves, quarters...: the average of each scale x scale block. */
+static unsigned char *shrink_rgb(const unsigned char *rgb, unsigned width, unsigned height, unsigned scale)
+{
+    unsigned w = width / scale, h = height / scale;
+    unsigned char *out = malloc((size_t)w * h * 3);
+    if (out == NULL)
+        return NULL;
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            for (unsigned c = 0; c < 3; c++) {
+                unsigned sum = 0;
+                for (unsigned dy = 0; dy < scale; dy++)
+                    for (unsigned dx = 0; dx < scale; dx++)
+                        sum += rgb[((size_t)(y * scale + dy) * width + x * scale + dx) * 3 + c];
+                out[((size_t)y * w + x) * 3 + c] = (unsigned char)(sum / (scale * scale));
+            }
+    return out;
+}
+
+static unsigned char *encode_jpeg(const unsigned char *rgb, unsigned width, unsigned height, size_t *size)
+{
+    tjhandle tj = tjInitCompress();
+    unsigned char *jpeg = NULL, *body = NULL;
+    unsigned long jpeg_size = 0;
+    if (tj != NULL && tjCompress2(tj, rgb, (int)width, 0, (int)height, TJPF_RGB, &jpeg, &jpeg_size, TJSAMP_420, 85, 0) == 0 &&
+        (body = malloc(jpeg_size)) != NULL) {
+        memcpy(body, jpeg, jpeg_size);
+        *size = jpeg_size;
+    }
+    tjFree(jpeg);
+    if (tj != NULL)
+        tjDestroy(tj);
+    return body;
+}
+
+static unsigned char *encode_png(const unsigned char *rgb, unsigned width, unsigned height, size_t *size)
+{
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+    struct spng_ihdr ihdr;
+    unsigned char *png = NULL;
+    int rc;
+    if (ctx == NULL)
+        return NULL;
+    memset(&ihdr, 0, sizeof ihdr);
+    ihdr.width = width;
+    ihdr.height = height;
+    ihdr.bit_depth = 8;
+    ihdr.color_type = SPNG_COLOR_TYPE_TRUECOLOR;
+    if (spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1) == 0 && spng_set_ihdr(ctx, &ihdr) == 0 &&
+        spng_encode_image(ctx, rgb, (size_t)width * height * 3, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE) == 0)
+        png = spng_get_png_buffer(ctx, size, &rc); /* ours now; malloc'd */
+    spng_ctx_free(ctx);
+    return png;
+}
+
+/* The photo at 1/scale: the file itself at full size, else decoded, shrunk, JPEG. */
+static unsigned char *make_photo(const struct photo *p, unsigned scale, size_t *size)
+{
+    size_t file_size = 0, rgb_size = 0;
+    unsigned char *file = read_file(p->file, &file_size), *rgb = NULL, *small, *jpeg = NULL;
+    if (file == NULL || scale == 1)
+        return *size = file_size, file;
+    spng_ctx *ctx = spng_ctx_new(0);
+    if (ctx != NULL && spng_set_png_buffer(ctx, file, file_size) == 0 &&
+        spng_decoded_image_size(ctx, SPNG_FMT_RGB8, &rgb_size) == 0 &&
+        rgb_size == (size_t)p->width * p->height * 3 && (rgb = malloc(rgb_size)) != NULL &&
+        spng_decode_image(ctx, rgb, rgb_size, SPNG_FMT_RGB8, 0) == 0 &&
+        (small = shrink_rgb(rgb, p->width, p->height, scale)) != NULL) {
+        jpeg = encode_jpeg(small, p->width / scale, p->height / scale, size);
+        free(small);
+    }
+    spng_ctx_free(ctx);
+    free(rgb);
+    free(file);
+    return jpeg;
+}
+
+/* Generated picture n: a sky, a sun and two hills, coloured by n. */
+static unsigned char *make_generated(unsigned n, unsigned scale, size_t *size)
+{
+    unsigned w = GEN_WIDTH / scale, h = GEN_HEIGHT / scale;
+    unsigned char *rgb = malloc((size_t)w * h * 3), *body;
+    if (rgb == NULL)
+        return NULL;
+    unsigned hue = (n * 47) % 360;
+    double sun_x = 0.2 + 0.6 * ((n * 37) % 100) / 100.0, sun_y = 0.25, sun_r = 0.12;
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++) {
+            double fx = (double)x / w, fy = (double)y / h;
+            double hill1 = 0.65 + 0.1 * (fx - 0.3) * (fx - 0.3) * 4, hill2 = 0.8 - 0.15 * fx;
+            unsigned char *px = rgb + ((size_t)y * w + x) * 3;
+            double dx = (fx - sun_x) * w / h, dy = fy - sun_y;
+            if (fy > hill2) {
+                px[0] = 30, px[1] = (unsigned char)(90 + 60 * fy), px[2] = 40;
+            } else if (fy > hill1) {
+                px[0] = (unsigned char)(60 + hue / 4), px[1] = 120, px[2] = 70;
+            } else if (dx * dx + dy * dy < sun_r * sun_r) {
+                px[0] = 255, px[1] = 220, px[2] = 90;
+            } else {
+                px[0] = (unsigned char)(hue < 120 ? 200 - hue : 80);
+                px[1] = (unsigned char)(120 + 100 * fy);
+                px[2] = (unsigned char)(255 - 60 * fy - (hue > 240 ? 60 : 0));
+            }
+        }
+    body = scale == 1 ? encode_png(rgb, w, h, size) : encode_jpeg(rgb, w, h, size);
+    free(rgb);
+    return body;
+}
+
+/* Item i of the feed: its image's path, title and size. */
+static void describe_item(const struct feed_server *s, unsigned i, char *path, size_t path_size, char *title,
+                          size_t title_size, unsigned *width, unsigned *height)
+{
+    unsigned sources = s->photo_count ? s->photo_count : 1000000;
+    unsigned source = i % sources, scale = scales[(i / sources + i) % SCALES];
+    const char *ext = scale == 1 ? "png" : "jpg";
+    if (s->photo_count) {
+        const char *base = strrchr(s->photos[source].file, '/');
+        snprintf(path, path_size, "/photo/%u/%u.%s", source, scale, ext);
+        snprintf(title, title_size, "%.*s", 7, base ? base + 1 : s->photos[source].file);
+        *width = s->photos[source].width / scale;
+        *height = s->photos[source].height / scale;
+    } else {
+        snprintf(path, path_size, "/gen/%u/%u.%s", source, scale, ext);
+        snprintf(title, title_size, "generated #%u", source);
+        *width = GEN_WIDTH / scale;
+        *height = GEN_HEIGHT / scale;
+    }
+}
+
+static char *make_page(const struct feed_server *s, unsigned page)
+{
+    cJSON *root = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(root, "items");
+    char *text = NULL;
+    for (unsigned k = 0; items != NULL && k < s->page_size; k++) {
+        char path[64], title[64], url[160];
+        unsigned width, height;
+        describe_item(s, page * s->page_size + k, path, sizeof path, title, sizeof title, &width, &height);
+        snprintf(url, sizeof url, "%s%s", s->base, path);
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddItemToArray(items, item);
+        cJSON_AddStringToObject(item, "title", title);
+        cJSON_AddStringToObject(item, "image", url);
+        cJSON_AddNumberToObject(item, "width", width);
+        cJSON_AddNumberToObject(item, "height", height);
+    }
+    if (s->pages == 0 || page + 1 < s->pages) {
+        char next[128];
+        snprintf(next, sizeof next, "%s/feed?page=%u", s->base, page + 1);
+        cJSON_AddStringToObject(root, "next", next);
+    } else {
+        cJSON_AddNullToObject(root, "next");
+    }
+    if (items != NULL)
+        text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+/* The body of an image path, made once and kept. Lock held: requests for images
+ * not made yet wait for each other, which is fine for a demo. */
+static int image_body(struct feed_server *s, struct route *r)
+{
+    unsigned source, scale;
+    char ext[4];
+    if (r->body != NULL)
+        return 1;
+    int photo = sscanf(r->path, "/photo/%u/%u.%3s", &source, &scale, ext) == 3 && source < s->photo_count;
+    int generated = !photo && sscanf(r->path, "/gen/%u/%u.%3s", &source, &scale, ext) == 3 && s->photo_count == 0;
+    if (!(photo || generated) || (scale != 1 && scale != 2 && scale != 4))
+        return 0;
+    r->body = photo ? make_photo(&s->photos[source], scale, &r->size) : make_generated(source, scale, &r->size);
+    r->type = strcmp(ext, "png") == 0 ? "image/png" : "image/jpeg";
+    return r->body != NULL;
+}
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, void *body, size_t size,
+                              enum MHD_ResponseMemoryMode mode, const char *type)
+{
+    struct MHD_Response *response = MHD_create_response_from_buffer(size, body, mode);
+    if (response == NULL)
+        return MHD_NO;
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    enum MHD_Result ok = MHD_queue_response(c, status, response);
+    MHD_destroy_response(response);
+    return ok;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *upload_data, size_t *upload_size, void **state)
+{
+    struct feed_server *s = cls;
+    static int first_call;
+    (void)version, (void)upload_data, (void)upload_size;
+    if (*state == NULL) { /* the headers are in; answer on the next call */
+        *state = &first_call;
+        return MHD_YES;
+    }
+    if (strcmp(method, "GET") != 0)
+        return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, 0, MHD_RESPMEM_PERSISTENT, "text/plain");
+    if (s->latency_ms > 0) {
+        struct timespec delay = {s->latency_ms / 1000, (long)(s->latency_ms % 1000) * 1000000L};
+        nanosleep(&delay, NULL);
+    }
+    pthread_mutex_lock(&s->lock);
+    struct route *r = route_hit(s, url);
+    int is_feed = strcmp(url, "/feed") == 0;
+    int found = r != NULL && !is_feed && image_body(s, r);
+    /* The body is copied while the lock keeps the route table still. */
+    enum MHD_Result ok = found ? answer(c, MHD_HTTP_OK, r->body, r->size, MHD_RESPMEM_MUST_COPY, r->type) : MHD_YES;
+    pthread_mutex_unlock(&s->lock);
+    if (r == NULL)
+        return MHD_NO;
+    if (found)
+        return ok;
+    if (!is_feed)
+        return answer(c, MHD_HTTP_NOT_FOUND, NULL, 0, MHD_RESPMEM_PERSISTENT, "text/plain");
+    const char *page = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "page");
+    char *end = NULL;
+    unsigned long n = page ? strtoul(page, &end, 10) : 0;
+    if (page != NULL && (*end != '\0' || n >= 1000000 || (s->pages && n >= s->pages)))
+        return answer(c, MHD_HTTP_NOT_FOUND, NULL, 0, MHD_RESPMEM_PERSISTENT, "text/plain");
+    char *json = make_page(s, (unsigned)n);
+    if (json == NULL)
+        return MHD_NO;
+    return answer(c, MHD_HTTP_OK, json, strlen(json), MHD_RESPMEM_MUST_FREE, "application/json");
+}
+
+struct feed_server *feed_server_start(const struct feed_server_options *options)
+{
+    struct feed_server *s = calloc(1, sizeof *s);
+    struct sockaddr_in address;
+    if (s == NULL)
+        return NULL;
+    s->latency_ms = options->latency_ms;
+    s->page_size = options->page_size ? options->page_size : 20;
+    s->pages = options->pages;
+    pthread_mutex_init(&s->lock, NULL);
+    find_photos(s, options->photos_dir);
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
+                                 handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_END);
+    const union MHD_DaemonInfo *info = s->daemon ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    if (info == NULL) {
+        fprintf(stderr, "feed_server: could not start libmicrohttpd on 127.0.0.1\n");
+        feed_server_stop(s);
+        return NULL;
+    }
+    snprintf(s->base, sizeof s->base, "http://127.0.0.1:%u", (unsigned)info->port);
+    snprintf(s->first_page, sizeof s->first_page, "%s/feed?page=0", s->base);
+    return s;
+}
+
+const char *feed_server_first_page(const struct feed_server *s) { return s->first_page; }
+
+int feed_server_has_photos(const struct feed_server *s) { return s->photo_count > 0; }
+
+unsigned feed_server_hits(struct feed_server *s, const char *path)
+{
+    unsigned hits = 0;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->route_count; i++)
+        if (strcmp(s->routes[i].path, path) == 0)
+            hits = s->routes[i].hits;
+    pthread_mutex_unlock(&s->lock);
+    return hits;
+}
+
+void feed_server_count(struct feed_server *s, const char *prefix, unsigned *paths, unsigned *repeated)
+{
+    *paths = *repeated = 0;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->route_count; i++)
+        if (strncmp(s->routes[i].path, prefix, strlen(prefix)) == 0) {
+            ++*paths;
+            *repeated += s->routes[i].hits > 1;
+        }
+    pthread_mutex_unlock(&s->lock);
+}
+
+void feed_server_stop(struct feed_server *s)
+{
+    if (s == NULL)
+        return;
+    if (s->daemon != NULL)
+        MHD_stop_daemon(s->daemon);
+    for (size_t i = 0; i < s->route_count; i++) {
+        free(s->routes[i].path);
+        free(s->routes[i].body);
+    }
+    for (unsigned i = 0; i < s->photo_count; i++)
+        free(s->photos[i].file);
+    free(s->routes);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
