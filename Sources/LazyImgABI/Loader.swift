@@ -10,13 +10,20 @@ private func loader(_ pointer: OpaquePointer) -> ImageLoader {
 }
 
 /// Runs `body` on the loader, mapping errors to statuses.
+///
+/// The loader is borrowed, not retained: the host's reference keeps it alive for the
+/// call (destroying it while another call runs is misuse the header forbids), and a
+/// retain/release pair per call would cost more than the memory hit itself, the
+/// loader's count living in a side table once any weak reference to it exists.
 private func withLoader(_ pointer: OpaquePointer?,
                         _ body: (ImageLoader) throws(LoaderError) -> lazyimg_status) -> lazyimg_status {
     guard let pointer else { return LAZYIMG_E_INVALID_ARGUMENT }
-    do {
-        return try body(loader(pointer))
-    } catch {
-        return error.status
+    return Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef { loader in
+        do throws(LoaderError) {
+            return try body(loader)
+        } catch {
+            return error.status
+        }
     }
 }
 

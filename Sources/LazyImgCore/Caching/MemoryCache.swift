@@ -28,7 +28,16 @@ public struct MemoryCache {
 
     /// The image for `key`, now the most recently used; nil on a miss.
     public mutating func image(for key: CacheKey) -> DecodedImage? {
-        guard let slot = slotByKey[key] else { return nil }
+        slot(for: key).flatMap { image(atSlot: $0) }
+    }
+
+    /// Where `key`'s image is, for `image(atSlot:)`; nil on a miss.
+    func slot(for key: CacheKey) -> Int? {
+        slotByKey[key]
+    }
+
+    /// The image in a slot `slot(for:)` just returned, now the most recently used.
+    mutating func image(atSlot slot: Int) -> DecodedImage? {
         unlink(slot)
         linkAsNewest(slot)
         return entries[slot].image

@@ -121,13 +121,13 @@ public final class ImageLoader: Sendable {
     /// Image for `row`: from memory at once, else a ticket whose event follows.
     public func request(row: Int) throws(LoaderError) -> RequestResult {
         try state.withLock { s throws(LoaderError) -> RequestResult in
-            let key = try _key(forRow: row, in: s)
-            if let image = s.cache.image(for: key) {
+            if let image = try s.cachedImage(forRow: row) {
                 s.stats.requests += 1
                 s.stats.memoryHits += 1
                 return .image(image)
             }
-            guard URLCheck.isLoadable(key.url) else { throw .badURL }
+            let key = try s.key(forRow: row)
+            guard key.isLoadable else { throw .badURL }
             if let failure = s.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
                 throw failure.error
             }
@@ -152,7 +152,7 @@ public final class ImageLoader: Sendable {
     /// The cached image for `row`, or nil; schedules nothing.
     public func lookup(row: Int) throws(LoaderError) -> DecodedImage? {
         try state.withLock { s throws(LoaderError) in
-            s.cache.image(for: try _key(forRow: row, in: s))
+            try s.cachedImage(forRow: row)
         }
     }
 
@@ -176,13 +176,6 @@ public final class ImageLoader: Sendable {
             _pump(in: &s)
             return true
         }
-    }
-
-    private func _key(forRow row: Int, in s: LoaderState) throws(LoaderError) -> CacheKey {
-        guard !s.isShuttingDown else { throw .shutdown }
-        guard row >= 0, row < s.rows.count else { throw .outOfRange }
-        guard let key = s.rows[row] else { throw .noImage }
-        return key
     }
 
     /// Keys are made before taking the lock, once per row, when rows arrive.
