@@ -40,7 +40,7 @@ extension ImageLoader {
                     if s.jobs[key]?.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
                     continue
                 }
-                guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
+                guard s.cache.peek(key) == nil, key.isLoadable,
                       s.failures.recentFailure(of: key.url, now: now) == nil
                 else { continue }
                 var job = Job(id: s.makeID(), key: key)
