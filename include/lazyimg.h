@@ -214,8 +214,9 @@ typedef struct lazyimg_config {
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default. Before a ticket fails,
-                                      transient failures (NETWORK; HTTP 408,
-                                      429, 500, 502-504) are retried up to 3
+                                      transient failures (NETWORK other than a
+                                      certificate that does not verify; HTTP
+                                      408, 429, 500, 502-504) are retried up to 3
                                       times after 125-250, 250-500, 500-1000 ms
                                       or the server's Retry-After (at most 30 s);
                                       3 such failures in a row pause that host

@@ -91,6 +91,17 @@ final class LoaderRetryTests: XCTestCase {
         XCTAssertEqual(h.loader.stats.downloadsRetried, 0)
     }
 
+    func testANetworkFailureTheTransportCallsPermanentIsNotRetried() throws {
+        let h = try harness()
+        try h.loader.setItems(PolicyHarness.urls(1))
+        let ticket = try XCTUnwrap(h.loader.request(row: 0).ticket)
+        XCTAssertTrue(h.transport.complete(url0, with: .failure(.network), httpStatus: 0, isRetryable: false))
+        h.deliver(until: 1)
+        XCTAssertEqual(h.log.events(for: ticket).first?.error, .network)
+        advance(h, by: 10_000)
+        XCTAssertEqual(h.transport.startedURLs.count, 1)
+    }
+
     func testAFailureRecordExpiresSoTheURLLoadsWhenTheNetworkIsBack() throws {
         let h = try PolicyHarness(configure: {
             $0.retryPolicy.maxRetries = 0

@@ -58,6 +58,7 @@ final class TLSVerificationTests: XCTestCase {
             if case .failure(let error) = response.result { return error }
             return nil
         }, .network)
+        XCTAssertEqual(outcome.response?.isRetryable, false, "a certificate failure would only repeat")
         XCTAssertEqual(lines.next(), "handshake-failed", "the TLS handshake itself was refused")
     }
 

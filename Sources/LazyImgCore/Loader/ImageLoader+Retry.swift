@@ -7,7 +7,7 @@ extension ImageLoader {
                           in s: inout LoaderState) {
         let policy = configuration.retryPolicy
         let now = clock.nowMilliseconds
-        guard RetryPolicy.isTransient(error) else {
+        guard RetryPolicy.isTransient(error), response.isRetryable else {
             _fail(key, error, httpStatus: response.httpStatus, message: FailureMessage.describe(error, bytes: nil),
                   in: &s)
             return

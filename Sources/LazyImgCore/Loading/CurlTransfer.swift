@@ -153,6 +153,7 @@ final class CurlTransfer {
         }
         body = []
         return DataResponse(result: result, httpStatus: status, bytesReceived: bytesReceived,
-                            retryAfterMilliseconds: retryAfterMilliseconds)
+                            retryAfterMilliseconds: retryAfterMilliseconds,
+                            isRetryable: !LoaderError.isCertificateFailure(code))
     }
 }

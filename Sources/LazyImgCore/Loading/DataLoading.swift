@@ -38,13 +38,17 @@ public struct DataResponse: Sendable {
     public var bytesReceived: Int
     /// The server's Retry-After, when it sent one in seconds form (429, 503).
     public var retryAfterMilliseconds: Int64?
+    /// False when the transport knows a failure would only repeat (a certificate that
+    /// does not verify), though its error, NETWORK, is usually worth a retry.
+    public var isRetryable: Bool
 
     public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0,
-                retryAfterMilliseconds: Int64? = nil) {
+                retryAfterMilliseconds: Int64? = nil, isRetryable: Bool = true) {
         self.result = result
         self.httpStatus = httpStatus
         self.bytesReceived = bytesReceived
         self.retryAfterMilliseconds = retryAfterMilliseconds
+        self.isRetryable = isRetryable
     }
 }
 

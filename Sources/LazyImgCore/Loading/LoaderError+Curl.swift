@@ -25,4 +25,10 @@ extension LoaderError {
             self = .network
         }
     }
+
+    /// TLS failures that no retry cures: the server's certificate (or ours) is wrong.
+    static func isCertificateFailure(_ code: CURLcode) -> Bool {
+        code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE
+            || code == CURLE_SSL_ISSUER_ERROR || code == CURLE_SSL_PINNEDPUBKEYNOTMATCH
+    }
 }
