@@ -9,11 +9,13 @@ import LazyImgCore
 /// keeps it alive for the call (destroying it while another call runs is misuse the
 /// header forbids), and a retain/release pair per call would cost more than a memory
 /// hit, the loader's count living in a side table once a weak reference to it exists.
+@inline(__always)
 private func borrowLoader<Result>(_ pointer: OpaquePointer, _ body: (ImageLoader) -> Result) -> Result {
     Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
 }
 
 /// Runs `body` on the borrowed loader, mapping errors to statuses.
+@inline(__always)
 private func withLoader(_ pointer: OpaquePointer?,
                         _ body: (ImageLoader) throws(LoaderError) -> lazyimg_status) -> lazyimg_status {
     guard let pointer else { return LAZYIMG_E_INVALID_ARGUMENT }

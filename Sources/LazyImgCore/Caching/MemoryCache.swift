@@ -88,6 +88,8 @@ public struct MemoryCache {
         self = MemoryCache(capacity: capacity)
     }
 
+    // Inlined: a memory hit runs both, and the calls cost as much as their bodies.
+    @inline(__always)
     private mutating func unlink(_ slot: Int) {
         let (newer, older) = (entries[slot].newer, entries[slot].older)
         if newer >= 0 { entries[newer].older = older } else { newest = older }
@@ -96,6 +98,7 @@ public struct MemoryCache {
         entries[slot].older = -1
     }
 
+    @inline(__always)
     private mutating func linkAsNewest(_ slot: Int) {
         entries[slot].older = newest
         entries[slot].newer = -1
