@@ -124,7 +124,7 @@ final class LoaderRetryTests: XCTestCase {
         let h = try PolicyHarness(maxConcurrent: 4, configure: {
             $0.retryPolicy.maxRetries = 5
             $0.hostBackoff.threshold = 3
-            $0.hostBackoff.openMilliseconds = 1_000
+            $0.hostBackoff.pauseMilliseconds = 1_000
         })
         let dead = (0..<3).map { "http://dead.test/\($0).jpg" }
         let alive = "http://alive.test/0.jpg"
