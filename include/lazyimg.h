@@ -401,6 +401,11 @@ typedef struct lazyimg_stats {
     uint64_t memory_cache_bytes;   /* now */
     uint64_t memory_cache_count;   /* now */
     uint64_t in_flight;            /* transfers running now */
+    /* Since 0.3.0: */
+    uint64_t downloads_retried;    /* failed transfers started again after a
+                                      backoff (each failure also counts in
+                                      downloads_failed, each new try in
+                                      downloads_started) */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.

@@ -209,6 +209,7 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
         c.memory_cache_bytes = s.memoryCacheBytes
         c.memory_cache_count = s.memoryCacheCount
         c.in_flight = s.inFlight
+        c.downloads_retried = s.downloadsRetried
         withUnsafeBytes(of: &c) { bytes in
             UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))
         }
