@@ -130,7 +130,7 @@ sanitize: deps
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 \
 	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
-	    --filter 'LoaderPolicy|LoaderList|LoaderPaging|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool|FetchTests'
+	    --filter 'LoaderPolicy|LoaderRetry|LoaderList|LoaderPaging|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool|FetchTests'
 
 # libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded
 # from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a

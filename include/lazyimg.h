@@ -243,8 +243,9 @@ typedef struct lazyimg_config {
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default. Before a ticket fails,
-                                      transient failures (NETWORK; HTTP 408,
-                                      429, 500, 502-504) are retried up to 3
+                                      transient failures (NETWORK other than a
+                                      certificate that does not verify; HTTP
+                                      408, 429, 500, 502-504) are retried up to 3
                                       times after 125-250, 250-500, 500-1000 ms
                                       or the server's Retry-After (at most 30 s);
                                       3 such failures in a row pause that host
@@ -556,6 +557,10 @@ typedef struct lazyimg_stats {
     uint64_t prefetch_wasted;      /* images fetched before being requested
                                       whose rows left the window unrequested */
     uint64_t prefetch_waste_bytes; /* their downloaded bytes */
+    uint64_t downloads_retried;    /* failed transfers started again after a
+                                      backoff (each failure also counts in
+                                      downloads_failed, each new try in
+                                      downloads_started) */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.

@@ -5,18 +5,26 @@ import LazyImgCore
 // a thrown LoaderError to its status. A `lazyimg_loader *` is an unmanaged
 // ImageLoader; size_t arrives as UInt and is clamped, never trapped on.
 
-private func loader(_ pointer: OpaquePointer) -> ImageLoader {
-    Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+/// Runs `body` on the loader, borrowed rather than retained: the host's reference
+/// keeps it alive for the call (destroying it while another call runs is misuse the
+/// header forbids), and a retain/release pair per call would cost more than a memory
+/// hit, the loader's count living in a side table once a weak reference to it exists.
+@inline(__always)
+private func borrowLoader<Result>(_ pointer: OpaquePointer, _ body: (ImageLoader) -> Result) -> Result {
+    Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
 }
 
-/// Runs `body` on the loader, mapping errors to statuses.
+/// Runs `body` on the borrowed loader, mapping errors to statuses.
+@inline(__always)
 func withLoader(_ pointer: OpaquePointer?,
                         _ body: (ImageLoader) throws(LoaderError) -> lazyimg_status) -> lazyimg_status {
     guard let pointer else { return LAZYIMG_E_INVALID_ARGUMENT }
-    do {
-        return try body(loader(pointer))
-    } catch {
-        return error.status
+    return borrowLoader(pointer) { loader in
+        do throws(LoaderError) {
+            return try body(loader)
+        } catch {
+            return error.status
+        }
     }
 }
 
@@ -40,11 +48,11 @@ public func lazyimg_loader_create(_ cfg: UnsafePointer<lazyimg_config>?,
 @_cdecl("lazyimg_loader_destroy")
 public func lazyimg_loader_destroy(_ pointer: OpaquePointer?) -> lazyimg_status {
     guard let pointer else { return LAZYIMG_OK }
-    do {
-        try loader(pointer).shutdown()
-    } catch {
-        return error.status
+    let status = withLoader(pointer) { loader throws(LoaderError) in
+        try loader.shutdown()
+        return LAZYIMG_OK
     }
+    guard status == LAZYIMG_OK else { return status }
     Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer)).release()
     return LAZYIMG_OK
 }
@@ -77,7 +85,7 @@ public func lazyimg_append_items(_ pointer: OpaquePointer?, _ urls: UnsafePointe
 
 @_cdecl("lazyimg_item_count")
 public func lazyimg_item_count(_ pointer: OpaquePointer?) -> UInt {
-    pointer.map { UInt(loader($0).itemCount) } ?? 0
+    pointer.map { borrowLoader($0) { UInt($0.itemCount) } } ?? 0
 }
 
 @_cdecl("lazyimg_set_visible_range")
@@ -164,12 +172,12 @@ public func lazyimg_cancel(_ pointer: OpaquePointer?, _ ticket: UInt64) -> lazyi
 
 @_cdecl("lazyimg_event_fd")
 public func lazyimg_event_fd(_ pointer: OpaquePointer?) -> Int32 {
-    pointer.map { loader($0).eventFD } ?? -1
+    pointer.map { borrowLoader($0) { $0.eventFD } } ?? -1
 }
 
 @_cdecl("lazyimg_dispatch")
 public func lazyimg_dispatch(_ pointer: OpaquePointer?, _ max: UInt) -> UInt {
-    pointer.map { UInt(loader($0).dispatch(max: Int(clamping: max))) } ?? 0
+    pointer.map { borrowLoader($0) { UInt($0.dispatch(max: Int(clamping: max))) } } ?? 0
 }
 
 @_cdecl("lazyimg_wait")
@@ -206,6 +214,7 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
         c.prefetch_hits = s.prefetchHits
         c.prefetch_wasted = s.prefetchWasted
         c.prefetch_waste_bytes = s.prefetchWasteBytes
+        c.downloads_retried = s.downloadsRetried
         withUnsafeBytes(of: &c) { bytes in
             UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))
         }
@@ -217,8 +226,8 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
 public func lazyimg_trim_memory(_ pointer: OpaquePointer?, _ level: Int32) {
     guard let pointer else { return }
     switch level {
-    case LAZYIMG_TRIM_MODERATE: loader(pointer).trimMemory(.moderate)
-    case LAZYIMG_TRIM_COMPLETE: loader(pointer).trimMemory(.complete)
+    case LAZYIMG_TRIM_MODERATE: borrowLoader(pointer) { $0.trimMemory(.moderate) }
+    case LAZYIMG_TRIM_COMPLETE: borrowLoader(pointer) { $0.trimMemory(.complete) }
     default: break
     }
 }

@@ -30,5 +30,7 @@ final class RetryEndToEndTests: XCTestCase {
         XCTAssertEqual(host.events.first?.width, 8)
         XCTAssertEqual(server.hits("/busy.png"), 2)
         XCTAssertEqual(host.stats().downloads_failed, 1)
+        XCTAssertEqual(host.stats().downloads_retried, 1)
+        XCTAssertEqual(host.stats().downloads_started, 2)
     }
 }

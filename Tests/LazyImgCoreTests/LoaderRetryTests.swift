@@ -91,6 +91,18 @@ final class LoaderRetryTests: XCTestCase {
         XCTAssertEqual(h.loader.stats.downloadsRetried, 0)
     }
 
+    func testATLSFailureIsNotRetried() throws {
+        // A certificate that does not verify would only fail again.
+        let h = try harness()
+        try h.loader.setItems(PolicyHarness.urls(1))
+        let ticket = try XCTUnwrap(h.loader.request(row: 0).ticket)
+        XCTAssertTrue(h.transport.complete(url0, with: .failure(.tls), httpStatus: 0))
+        h.deliver(until: 1)
+        XCTAssertEqual(h.log.events(for: ticket).first?.error, .tls)
+        advance(h, by: 10_000)
+        XCTAssertEqual(h.transport.startedURLs.count, 1)
+    }
+
     func testAFailureRecordExpiresSoTheURLLoadsWhenTheNetworkIsBack() throws {
         let h = try PolicyHarness(configure: {
             $0.retryPolicy.maxRetries = 0
@@ -113,7 +125,7 @@ final class LoaderRetryTests: XCTestCase {
         let h = try PolicyHarness(maxConcurrent: 4, configure: {
             $0.retryPolicy.maxRetries = 5
             $0.hostBackoff.threshold = 3
-            $0.hostBackoff.openMilliseconds = 1_000
+            $0.hostBackoff.pauseMilliseconds = 1_000
         })
         let dead = (0..<3).map { "http://dead.test/\($0).jpg" }
         let alive = "http://alive.test/0.jpg"

@@ -28,7 +28,16 @@ public struct MemoryCache {
 
     /// The image for `key`, now the most recently used; nil on a miss.
     public mutating func image(for key: CacheKey) -> DecodedImage? {
-        guard let slot = slotByKey[key] else { return nil }
+        slot(for: key).flatMap { image(atSlot: $0) }
+    }
+
+    /// Where `key`'s image is, for `image(atSlot:)`; nil on a miss.
+    func slot(for key: CacheKey) -> Int? {
+        slotByKey[key]
+    }
+
+    /// The image in a slot `slot(for:)` just returned, now the most recently used.
+    mutating func image(atSlot slot: Int) -> DecodedImage? {
         unlink(slot)
         linkAsNewest(slot)
         return entries[slot].image
@@ -79,6 +88,8 @@ public struct MemoryCache {
         self = MemoryCache(capacity: capacity)
     }
 
+    // Inlined: a memory hit runs both, and the calls cost as much as their bodies.
+    @inline(__always)
     private mutating func unlink(_ slot: Int) {
         let (newer, older) = (entries[slot].newer, entries[slot].older)
         if newer >= 0 { entries[newer].older = older } else { newest = older }
@@ -87,6 +98,7 @@ public struct MemoryCache {
         entries[slot].older = -1
     }
 
+    @inline(__always)
     private mutating func linkAsNewest(_ slot: Int) {
         entries[slot].older = newest
         entries[slot].newer = -1

@@ -8,16 +8,21 @@ import Glibc
 public final class Locked<State>: @unchecked Sendable {
     // @unchecked: `state` is only touched inside withLock, with `mutex` held.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var state: State
+    /// Behind a pointer rather than a `var`: the mutex already makes access exclusive,
+    /// and a class `var` adds Swift's run-time exclusivity check to every call (two
+    /// thread-local lookups, a tenth of a memory hit).
+    private let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
 
     public init(_ state: State) {
-        self.state = state
+        self.state.initialize(to: state)
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     public func withLock<Result, Failure: Error>(
@@ -25,6 +30,6 @@ public final class Locked<State>: @unchecked Sendable {
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        return try body(&state.pointee)
     }
 }

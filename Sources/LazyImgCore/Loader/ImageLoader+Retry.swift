@@ -12,8 +12,8 @@ extension ImageLoader {
                   in: &s)
             return
         }
-        if let reopens = s.hostBackoff.recordFailure(of: key.url, now: now) {
-            retryTimer.wake(afterMilliseconds: reopens - now)
+        if let pauseEnds = s.hostBackoff.recordFailure(of: key.url, now: now) {
+            retryTimer.wake(afterMilliseconds: pauseEnds - now)
         }
         guard let job = s.jobs[key], job.retries < policy.maxRetries else {
             _fail(key, error, httpStatus: response.httpStatus, message: FailureMessage.describe(error, bytes: nil),

@@ -135,7 +135,7 @@ extension ImageLoader {
             if job.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
             return key
         }
-        guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url, allowingFiles: configuration.allowFileURLs),
+        guard s.cache.peek(key) == nil, key.isLoadable(allowingFiles: configuration.allowFileURLs),
               s.failures.recentFailure(of: key.url, now: now) == nil,
               s.hostBackoff.pausedUntil(key.url, now: now) == nil
         else { return nil }

@@ -138,18 +138,18 @@ public final class ImageLoader: Sendable {
     /// Image for `row`: from memory at once, else a ticket whose event follows.
     public func request(row: Int) throws(LoaderError) -> RequestResult {
         try state.withLock { s throws(LoaderError) -> RequestResult in
-            let key = try _key(forRow: row, in: s)
-            if let image = s.cache.image(for: key) {
+            if let image = try s.cachedImage(forRow: row) {
                 s.stats.requests += 1
                 s.stats.memoryHits += 1
-                if s.prefetch.shown(key) {
+                if s.prefetch.holdsUnseen, let key = s.rows[row], s.prefetch.shown(key) {
                     s.stats.prefetchHits += 1
                     // The waste budget may have room again.
                     _pump(in: &s)
                 }
                 return .image(image)
             }
-            guard URLCheck.isLoadable(key.url, allowingFiles: configuration.allowFileURLs) else { throw .badURL }
+            let key = try s.key(forRow: row)
+            guard key.isLoadable(allowingFiles: configuration.allowFileURLs) else { throw .badURL }
             if let failure = s.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
                 throw failure.error
             }
@@ -177,7 +177,7 @@ public final class ImageLoader: Sendable {
     /// The cached image for `row`, or nil; schedules nothing.
     public func lookup(row: Int) throws(LoaderError) -> DecodedImage? {
         try state.withLock { s throws(LoaderError) in
-            s.cache.image(for: try _key(forRow: row, in: s))
+            try s.cachedImage(forRow: row)
         }
     }
 
@@ -205,13 +205,6 @@ public final class ImageLoader: Sendable {
             _pump(in: &s)
             return true
         }
-    }
-
-    private func _key(forRow row: Int, in s: LoaderState) throws(LoaderError) -> CacheKey {
-        guard !s.isShuttingDown else { throw .shutdown }
-        guard row >= 0, row < s.rows.count else { throw .outOfRange }
-        guard let key = s.rows[row] else { throw .noImage }
-        return key
     }
 
     /// Keys are made before taking the lock, once per row, when rows arrive.

@@ -38,6 +38,31 @@ struct LoaderState {
         failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
     }
 
+    /// The key of `row` for a host call.
+    func key(forRow row: Int) throws(LoaderError) -> CacheKey {
+        guard !isShuttingDown else { throw .shutdown }
+        guard row >= 0, row < rows.count else { throw .outOfRange }
+        guard let key = rows[row] else { throw .noImage }
+        return key
+    }
+
+    /// The memory hit of `request` and `lookup`: the cached image of `row`, or nil.
+    /// Mutating (it also marks the image recently used) and so working on the locked
+    /// state in place: a non-mutating call copied all of it first. The key is looked
+    /// up where it lies in the row table: read through the array's getter, it was
+    /// copied out, retaining and releasing its URL.
+    mutating func cachedImage(forRow row: Int) throws(LoaderError) -> DecodedImage? {
+        guard !isShuttingDown else { throw .shutdown }
+        guard row >= 0, row < rows.count else { throw .outOfRange }
+        let slot: Int?? = rows.withUnsafeBufferPointer { rows in
+            guard let key = rows[row] else { return nil }
+            return .some(cache.slot(for: key))
+        }
+        guard let slot else { throw .noImage }
+        guard let slot else { return nil }
+        return cache.image(atSlot: slot)
+    }
+
     mutating func makeID() -> UInt64 {
         lastID += 1
         return lastID

@@ -29,4 +29,5 @@ extension LoaderError {
             self = .network
         }
     }
+
 }

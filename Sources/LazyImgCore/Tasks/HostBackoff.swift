@@ -5,28 +5,30 @@
 /// failures in a row, no download to that host starts for a while; rows of other
 /// hosts use the slots meanwhile. Downloads after the pause are probes: a
 /// success closes the breaker, a failure opens it again for twice as long (up to
-/// `maxOpenMilliseconds`). Hosts are compared as the URL's bytes, like cache keys.
+/// `maxPauseMilliseconds`). Hosts are compared as the URL's bytes, like cache keys.
 public struct HostBackoff: Sendable {
     private struct Host {
         var failuresInARow = 0
-        var openMilliseconds: Int64 = 0
-        var closedAt: Int64 = 0
+        var lastPause: Int64 = 0
+        var pauseEnds: Int64 = 0
     }
 
     public var threshold = 3
-    public var openMilliseconds: Int64 = 1_000
-    public var maxOpenMilliseconds: Int64 = 16_000
+    public var pauseMilliseconds: Int64 = 1_000
+    public var maxPauseMilliseconds: Int64 = 16_000
     private var hosts: [ArraySlice<UInt8>: Host] = [:]
-    /// The latest time any host stays closed to: a quick "nothing is open" check
+    /// The latest moment any pause ends: a quick "nothing is open" check
     /// for the scheduler, which asks once per job it considers.
-    public private(set) var latestReopening: Int64 = .min
+    public private(set) var latestPauseEnd: Int64 = .min
 
     public init() {}
 
-    /// Records a transient failure. Returns when the host opens again if this failure
-    /// (re)opened its back-off, else nil.
+    /// Records a transient failure. Returns when the pause ends if this failure
+    /// (re)started one, else nil.
     public mutating func recordFailure(of url: ImageURL, now: Int64) -> Int64? {
         guard let host = Self.host(of: url) else { return nil }
+        // Bound the table, as FailureRecords does: forget hosts that are not paused.
+        if hosts.count >= 1024 { hosts = hosts.filter { now < $0.value.pauseEnds } }
         var entry = hosts[host, default: Host()]
         entry.failuresInARow += 1
         guard entry.failuresInARow >= threshold else {
@@ -35,16 +37,16 @@ public struct HostBackoff: Sendable {
         }
         // A failure while still paused (downloads that were already running) does not
         // stretch the pause again.
-        guard now >= entry.closedAt else {
+        guard now >= entry.pauseEnds else {
             hosts[host] = entry
             return nil
         }
-        entry.openMilliseconds = entry.openMilliseconds == 0 ? openMilliseconds
-            : min(maxOpenMilliseconds, entry.openMilliseconds.multipliedClamped(by: 2))
-        entry.closedAt = now + entry.openMilliseconds
-        latestReopening = max(latestReopening, entry.closedAt)
+        entry.lastPause = entry.lastPause == 0 ? pauseMilliseconds
+            : min(maxPauseMilliseconds, entry.lastPause.multipliedClamped(by: 2))
+        entry.pauseEnds = now.addingClamped(entry.lastPause)
+        latestPauseEnd = max(latestPauseEnd, entry.pauseEnds)
         hosts[host] = entry
-        return entry.closedAt
+        return entry.pauseEnds
     }
 
     /// A download from the host worked: it is healthy again.
@@ -55,9 +57,9 @@ public struct HostBackoff: Sendable {
 
     /// When downloads from `url`'s host may start again, if they may not now.
     public func pausedUntil(_ url: ImageURL, now: Int64) -> Int64? {
-        guard now < latestReopening, let host = Self.host(of: url), let entry = hosts[host],
-              now < entry.closedAt else { return nil }
-        return entry.closedAt
+        guard now < latestPauseEnd, let host = Self.host(of: url), let entry = hosts[host],
+              now < entry.pauseEnds else { return nil }
+        return entry.pauseEnds
     }
 
     /// The authority of an http(s) URL, as bytes between "//" and the path; nil for

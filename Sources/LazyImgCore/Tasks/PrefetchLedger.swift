@@ -22,6 +22,9 @@ struct PrefetchLedger {
         unseenBytes += bytes
     }
 
+    /// Whether any prefetched image waits unseen: a memory hit skips the lookup when not.
+    var holdsUnseen: Bool { !unseen.isEmpty }
+
     /// The host asked for the image: returns true when it was a prefetched one.
     mutating func shown(_ key: CacheKey) -> Bool {
         guard let entry = unseen.removeValue(forKey: key) else { return false }
