@@ -22,13 +22,13 @@ final class HostileServerTests: XCTestCase {
     /// One transfer, waited for on an expectation.
     private func fetch(_ request: DataRequest) -> DataResponse? {
         let done = expectation(description: "completion")
-        let box = ResponseBox()
+        let box = Locked<DataResponse?>(nil)
         loader.start(1, request) { _, response in
-            box.response = response
+            box.withLock { $0 = response }
             done.fulfill()
         }
         wait(for: [done], timeout: 15)
-        return box.response
+        return box.withLock { $0 }
     }
 
     func testAnnounced64GiBWithNoLimitDoesNotAllocateIt() throws {
@@ -41,10 +41,6 @@ final class HostileServerTests: XCTestCase {
     }
 }
 
-private final class ResponseBox: @unchecked Sendable {
-    // Written on the network thread before the expectation is fulfilled, read after.
-    var response: DataResponse?
-}
 
 private extension DataResponse {
     var error: LoaderError? {

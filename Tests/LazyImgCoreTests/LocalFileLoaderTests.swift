@@ -19,14 +19,14 @@ final class LocalFileLoaderTests: XCTestCase {
 
     private func fetch(_ url: String, maxResponseBytes: Int = 32 << 20) -> DataResponse? {
         let done = expectation(description: "completion for \(url)")
-        let box = ResponseBox()
+        let box = Locked<DataResponse?>(nil)
         loader.start(nextID, DataRequest(url: url, maxResponseBytes: maxResponseBytes)) { _, response in
-            box.response = response
+            box.withLock { $0 = response }
             done.fulfill()
         }
         nextID += 1
         wait(for: [done], timeout: 10)
-        return box.response
+        return box.withLock { $0 }
     }
 
     private func error(_ response: DataResponse?) -> LoaderError? {
@@ -71,9 +71,4 @@ final class LocalFileLoaderTests: XCTestCase {
         let url = "file:///%74mp%2F" + file.path.dropFirst("/tmp/".count) + "?query#fragment"
         XCTAssertEqual(try fetch(url)?.result.get(), [1, 2, 3])
     }
-}
-
-private final class ResponseBox: @unchecked Sendable {
-    // Written on the reader thread before the expectation is fulfilled, read after.
-    var response: DataResponse?
 }

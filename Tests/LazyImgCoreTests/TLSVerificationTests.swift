@@ -50,21 +50,17 @@ final class TLSVerificationTests: XCTestCase {
         let loader = try XCTUnwrap(CurlDataLoader(maxConcurrentTransfers: 1))
         defer { loader.shutdown() }
         let done = expectation(description: "completion")
-        let outcome = OutcomeBox()
+        let outcome = Locked<DataResponse?>(nil)
         loader.start(1, DataRequest(url: url, policy: policy)) { _, response in
-            outcome.response = response
+            outcome.withLock { $0 = response }
             done.fulfill()
         }
         wait(for: [done], timeout: 20)
-        return try XCTUnwrap(outcome.response)
+        return try XCTUnwrap(outcome.withLock { $0 })
     }
 
     private func error(of response: DataResponse) -> LoaderError? {
         if case .failure(let error) = response.result { return error }
         return nil
     }
-}
-
-private final class OutcomeBox: @unchecked Sendable {
-    var response: DataResponse?
 }
