@@ -22,7 +22,7 @@ public enum BenchReport {
                 fixed(Double(percentile(run.hostNanoseconds, 0.99)) / 1e3, 1), String(run.lateFrames),
             ])
         }
-        var text = "\(trace.name): \(fixed(trace.seconds, 1)) s, \(trace.frames.count) frames, \(settles) settles"
+        var text = "\(trace.name): \(fixed(trace.seconds, 1)) s, \(trace.frames.count) frames, \(settles) settle" + (settles == 1 ? "" : "s")
         text += rounds > 1 ? " x \(rounds) rounds\n" : "\n"
         text += table.render()
         for run in runs where run.loader == LoaderKind.lazyimg.rawValue {
