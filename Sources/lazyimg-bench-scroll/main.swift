@@ -25,7 +25,7 @@ let usage = """
     """
 
 var traceNames = ScrollTraces.names
-var kinds = LoaderKind.allCases
+var kinds = LoaderKind.standard
 var rounds = 1, delayMilliseconds = 40
 var megabitsPerSecond = 200.0
 var photos = "../shared/corpus/photos"
