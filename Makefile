@@ -102,6 +102,15 @@ bench-screenful: deps
 bench-decode:
 	scripts/bench-decode.sh
 
+# Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
+# baseline loaders on the same transport and decoder, over a loopback site with a
+# 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 3 minutes).
+# Options: make bench-scroll BENCH_SCROLL_ARGS="--traces slow-drag --rounds 3".
+.PHONY: bench-scroll
+bench-scroll: deps
+	$(SWIFT) build -c release --product lazyimg-bench-scroll
+	$$($(SWIFT) build -c release --show-bin-path)/lazyimg-bench-scroll --photos $(CORPUS)/photos $(BENCH_SCROLL_ARGS)
+
 check-header: check-header-c check-header-cxx
 
 check-header-c:

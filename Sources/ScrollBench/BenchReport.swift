@@ -22,12 +22,12 @@ public enum BenchReport {
                 fixed(Double(percentile(run.hostNanoseconds, 0.99)) / 1e3, 1), String(run.lateFrames),
             ])
         }
-        var text = "\(trace.name): \(fixed(trace.seconds, 1)) s, \(trace.frames.count) frames, \(settles) settles"
+        var text = "\(trace.name): \(fixed(trace.seconds, 1)) s, \(trace.frames.count) frames, \(settles) settle" + (settles == 1 ? "" : "s")
         text += rounds > 1 ? " x \(rounds) rounds\n" : "\n"
         text += table.render()
-        for run in runs where run.loader == LoaderKind.lazyimg.rawValue {
+        for run in runs where run.loader.hasPrefix(LoaderKind.lazyimg.rawValue) {
             let t = run.tally
-            text += "\n    lazyimg: \(t.tickets) tickets, \(t.ticketEvents) events for them, \(t.unexpectedEvents) unexpected,"
+            text += "\n    \(run.loader): \(t.tickets) tickets, \(t.ticketEvents) events for them, \(t.unexpectedEvents) unexpected,"
             text += " \(t.requestErrors) request errors; lazyimg_set_scroll_target \(t.usedScrollTarget ? "called" : "not called")"
         }
         return text

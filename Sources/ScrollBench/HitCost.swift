@@ -38,7 +38,7 @@ public struct HitCost: Sendable {
             pthread_mutex_destroy(mutex)
             mutex.deallocate()
         }
-        result.mutex = bestOfFive(calls * 10) { _ in
+        result.mutex = bestOfFive(calls * 4) { _ in
             pthread_mutex_lock(mutex)
             sink &+= 1
             pthread_mutex_unlock(mutex)
@@ -46,7 +46,7 @@ public struct HitCost: Sendable {
 
         let table = URLHashTable(keys: keys)
         let lengths = keys.map { $0.map { strlen($0) } ?? 0 }
-        result.hashLookup = bestOfFive(calls * 10) { i in
+        result.hashLookup = bestOfFive(calls) { i in
             let index = i % keys.count
             sink &+= keys[index].map { table.find($0, length: lengths[index]) } ?? 0
         }

@@ -18,61 +18,60 @@ public enum ScrollTraces {
         }
     }
 
-    /// Read a screen, fling on, read the next, three times at different strengths.
+    /// Read a screen, fling on, read the next, four times at different strengths.
     static func readFlingRead() -> ScrollTrace {
         var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
         b.rest(seconds: 0.8)
-        for speed in [180.0, 320.0, 120.0] {
+        for speed in [180.0, 320.0, 120.0, 250.0] {
             b.fling(rowsPerSecond: speed)
-            b.rest(seconds: 1.2)
+            b.rest(seconds: 0.8)
         }
         return b.trace(named: "read-fling-read")
     }
 
-    /// A fling down caught halfway and flung back up: the first resting place the
-    /// toolkit announced is never reached.
+    /// A strong fling caught after a while and flung back a shorter way: the list
+    /// rests among rows it passed on the way out, never where the toolkit first said.
     static func flingReverse() -> ScrollTrace {
         var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
         b.rest(seconds: 0.8)
-        for (down, back) in [(300.0, -250.0), (260.0, -200.0)] {
-            b.fling(rowsPerSecond: down, catchAfter: 0.4)
+        for (out, back) in [(400.0, -150.0), (350.0, -200.0), (380.0, -120.0)] {
+            b.fling(rowsPerSecond: out, catchAfter: 0.5)
             b.drag(rowsPerSecond: back / 3, seconds: 0.15)
             b.fling(rowsPerSecond: back)
-            b.rest(seconds: 1.2)
+            b.rest(seconds: 0.8)
         }
         return b.trace(named: "fling-reverse")
     }
 
-    /// Reading while dragging slowly: half a screen per second and a bit more.
+    /// Reading while dragging slowly, a bit over half a screen per second, for longer
+    /// than a screen and its prefetch window last.
     static func slowDrag() -> ScrollTrace {
         var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
         b.rest(seconds: 0.5)
-        b.drag(rowsPerSecond: 5, seconds: 3, wobble: 0.4)
-        b.rest(seconds: 0.4)
-        b.drag(rowsPerSecond: 7, seconds: 2.5, wobble: 0.4)
+        b.drag(rowsPerSecond: 6, seconds: 4.5, wobble: 0.4)
         b.rest(seconds: 0.8)
         return b.trace(named: "slow-drag")
     }
 
-    /// Animated scrolls to the end of the list and back to its middle.
+    /// Animated scrolls to the end of the list, to its middle and near the top.
     static func jumpToEnd() -> ScrollTrace {
         var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
         b.rest(seconds: 0.8)
-        b.animatedScroll(to: Double(rows - visibleRows), seconds: 0.4)
-        b.rest(seconds: 1.2)
-        b.animatedScroll(to: Double(rows / 2), seconds: 0.4)
-        b.rest(seconds: 1.2)
+        for row in [rows - visibleRows, rows / 2, 300] {
+            b.animatedScroll(to: Double(row), seconds: 0.4)
+            b.rest(seconds: 0.9)
+        }
         return b.trace(named: "jump-end")
     }
 
-    /// About 15 s of mixed use from a fixed seed: reads, slow drags, flings mostly
+    /// About 10 s of mixed use from a fixed seed: reads, slow drags, flings mostly
     /// forward, some caught, and one jump.
     static func longSession() -> ScrollTrace {
         var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
         var random = SeededRandom(seed: 0x5eed_0006)
         b.rest(seconds: 0.8)
         var step = 0
-        while b.seconds < 15 {
+        while b.seconds < 10 {
             step += 1
             let forward = random.next(below: 5) != 0 || b.position < 50
             let sign = forward ? 1.0 : -1.0
@@ -82,7 +81,7 @@ public enum ScrollTraces {
             case 1:
                 b.fling(rowsPerSecond: sign * (150 + Double(random.next(below: 200))), catchAfter: 0.3)
                 b.drag(rowsPerSecond: sign * 2, seconds: 0.2)
-            case 2 where step > 6:
+            case 2 where step > 4:
                 b.animatedScroll(to: Double(random.next(below: rows)), seconds: 0.4)
             default:
                 b.fling(rowsPerSecond: sign * (100 + Double(random.next(below: 300))))

@@ -39,7 +39,7 @@ public struct SiteImages: Sendable {
         for y in 0..<height {
             for x in 0..<width {
                 let base = y * width * 4 + x * 4
-                let noise = random.next(below: 48)
+                let noise = random.next(below: 20)
                 pixels[base] = UInt8((x * 200 / width + noise) & 0xFF)
                 pixels[base + 1] = UInt8((y * 200 / height + noise) & 0xFF)
                 pixels[base + 2] = UInt8((Int(seed) * 37 + noise * 2) & 0xFF)

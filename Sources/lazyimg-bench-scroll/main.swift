@@ -25,7 +25,7 @@ let usage = """
     """
 
 var traceNames = ScrollTraces.names
-var kinds = LoaderKind.allCases
+var kinds = LoaderKind.standard
 var rounds = 1, delayMilliseconds = 40
 var megabitsPerSecond = 200.0
 var photos = "../shared/corpus/photos"
@@ -62,6 +62,7 @@ while let argument = arguments.popFirst() {
 // Bounded: whatever happens, the process (and with it the server) ends.
 alarm(900)
 
+let started = time(nil)
 do {
     let images = try SiteImages.make(photosDirectory: photos)
     let bench = try ScrollBenchmark(images: images, delayMilliseconds: delayMilliseconds,
@@ -91,6 +92,7 @@ do {
     let cost = measureHitCost ? try bench.measureHitCost() : nil
     if let cost { print(BenchReport.hitCostTable(cost) + "\n") }
     print(BenchReport.goalsTable(merged, hitCost: cost))
+    print("\nran in \(time(nil) - started) s")
 } catch {
     fail("\(error)")
 }
