@@ -4,21 +4,31 @@
 
 # bash for pipefail in the test recipe.
 SHELL    := /bin/bash
-CONFIG   ?= debug
+# Release by default: what the demo and the examples link and what `make install`
+# ships. The XCTests build TEST_CONFIG (they import the core @testable).
+CONFIG   ?= release
+TEST_CONFIG := debug
 SWIFT    ?= swift
 ifeq ($(origin CXX),default)
 CXX      := c++
 endif
 STRICT   := -Wall -Wextra -pedantic -Werror
 PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind
+PACKAGES += libglib2.0-dev python3-pytest
 
+# Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
+# functions are exported, lazyimg.map), so the library needs no Swift toolchain
+# where it runs and has no RUNPATH into one. Debug builds use the toolchain's.
+SWIFT_FLAGS_release := -Xswiftc -static-stdlib
+SWIFT_BUILD = $(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS_$(CONFIG))
 # Where swift build puts liblazyimg.so.
-BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
+BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
+.PHONY: install uninstall check-install examples-bin run-examples check-python
 .PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
@@ -37,8 +47,45 @@ deps:
 # SwiftPM writes liblazyimg.so only; programs linked to it ask for its SONAME,
 # so add the liblazyimg.so.0 link, as ldconfig does on install.
 build: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT_BUILD)
 	ln -sf liblazyimg.so $(BIN)/liblazyimg.so.0
+
+# The release build, whatever CONFIG says: what make install ships.
+RELEASE_BIN = $(shell $(SWIFT) build -c release $(SWIFT_FLAGS_release) --show-bin-path)
+
+# `make install PREFIX=/usr/local [DESTDIR=stage]`: the release library under its
+# full version with the SONAME and development links, the header, and lazyimg.pc.
+# Debug info is stripped: smaller, and valgrind 3.19 cannot read Swift's DWARF 5.
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+version_part = $(shell sed -n 's/^\#define LAZYIMG_VERSION_$(1) \([0-9][0-9]*\).*/\1/p' include/lazyimg.h)
+VERSION    := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+# The SONAME's number is the ABI version (Package.swift), not the major version.
+LIB_FILE   := liblazyimg.so.0.$(call version_part,MINOR).$(call version_part,PATCH)
+INSTALLED  := $(LIBDIR)/$(LIB_FILE) $(LIBDIR)/liblazyimg.so.0 $(LIBDIR)/liblazyimg.so \
+              $(INCLUDEDIR)/lazyimg.h $(LIBDIR)/pkgconfig/lazyimg.pc
+
+install:
+	$(MAKE) --no-print-directory CONFIG=release build
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 0755 $(RELEASE_BIN)/liblazyimg.so $(DESTDIR)$(LIBDIR)/$(LIB_FILE)
+	strip --strip-debug $(DESTDIR)$(LIBDIR)/$(LIB_FILE)
+	ln -sf $(LIB_FILE) $(DESTDIR)$(LIBDIR)/liblazyimg.so.0
+	ln -sf liblazyimg.so.0 $(DESTDIR)$(LIBDIR)/liblazyimg.so
+	install -m 0644 include/lazyimg.h $(DESTDIR)$(INCLUDEDIR)/lazyimg.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
+	@# Refresh the loader's cache when installing for real into a system directory.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig || true; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# make install into a temporary prefix, then what a user does with it: pkg-config,
+# examples-c/minimal.c, run with the Swift toolchain hidden, valgrind; make uninstall.
+check-install: deps
+	scripts/check-install.sh
 
 # The C examples, linked against the freshly built library (rpath to it):
 # demo (the list) and formats (fill, premultiplied BGRA, encoded output).
@@ -62,8 +109,7 @@ bench-request:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
 	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/image_server.c \
-	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
-	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg $(SERVER_LIBS)
+	    -o build/bench_request -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
@@ -109,9 +155,9 @@ check-symbols: build
 C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck sanitize tsan
 # The last line counts everything: XCTests (executed less skipped) and C checks.
 test: deps
-	$(SWIFT) build -c $(CONFIG) --build-tests
+	$(SWIFT) build -c $(TEST_CONFIG) --build-tests
 	@mkdir -p build
-	set -o pipefail; $(SWIFT) test -c $(CONFIG) --disable-swift-testing 2>&1 | tee build/xctest.log
+	set -o pipefail; $(SWIFT) test -c $(TEST_CONFIG) --disable-swift-testing 2>&1 | tee build/xctest.log
 	@passed=0; failed=0; \
 	for check in $(C_CHECKS); do \
 	    if $(MAKE) --no-print-directory $$check; then passed=$$((passed + 1)); \
