@@ -10,14 +10,8 @@
 #   and lazyimg.pc names the final prefix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-server_pid=""
-cleanup() {
-    # Closing the server's stdin stops it.
-    if [ -n "$server_pid" ]; then eval "exec $server_in>&-"; wait "$server_pid" || true; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/image-server.sh
+. scripts/image-server.sh
 fail() { echo "check-install: $*"; exit 1; }
 quiet() { "$@" >"$tmp/out.log" 2>&1 || { cat "$tmp/out.log"; fail "failed: $*"; }; }
 
@@ -55,12 +49,8 @@ cc examples-c/minimal.c -o "$tmp/minimal" $(pkg-config --cflags --libs lazyimg s
 quiet cc -std=c99 -Iexamples-c examples-c/serve_images.c examples-c/image_server.c -o "$tmp/serve_images" \
     -lturbojpeg -lspng -lwebp -lgif -lpthread
 
-coproc SERVER { "$tmp/serve_images"; }
-server_pid=$SERVER_PID server_in=${SERVER[1]}
-read -r port <&"${SERVER[0]}" || fail "the image server did not start"
-urls=()
-for n in 1 2 3 4 5 6 7; do urls+=("http://127.0.0.1:$port/img/$n.jpg"); done
-urls+=("http://127.0.0.1:$port/img/8.png" "http://127.0.0.1:$port/img/9.webp" "http://127.0.0.1:$port/img/10.gif")
+start_image_server "$tmp/serve_images"
+urls=("${image_urls[@]}")
 
 # The program runs as a user's would: nothing from this shell's environment,
 # the library found through LD_LIBRARY_PATH, the toolchain out of sight.

@@ -6,22 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 libdir=$2
-tmp=$(mktemp -d)
-server_pid=""
-cleanup() {
-    # Closing the server's stdin stops it.
-    if [ -n "$server_pid" ]; then eval "exec $server_in>&-"; wait "$server_pid" || true; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/image-server.sh
+. scripts/image-server.sh
 
-coproc SERVER { "$build/serve_images"; }
-server_pid=$SERVER_PID server_in=${SERVER[1]}
-read -r port <&"${SERVER[0]}" || { echo "run-examples: the image server did not start"; exit 1; }
-base=http://127.0.0.1:$port
-urls=()
-for n in 1 2 3 4 5 6; do urls+=("$base/img/$n.jpg"); done
-urls+=("$base/img/7.png" "$base/img/8.webp" "$base/img/9.gif" "$base/anim/10.gif")
+start_image_server "$build/serve_images"
+urls=("${image_urls[@]}")
 
 run() {
     local name=$1; shift
