@@ -2,7 +2,8 @@
 # Runs the small examples against the loopback image server (build/serve_images):
 # examples-c/minimal.c (a PNG contact sheet), glib_loop.c, thread_delivery.c and
 # bindings/python/example.py. Each checks its own results and exits non-zero
-# when one failed. usage: scripts/run-examples.sh BUILD_DIR LIBRARY_DIR
+# when one failed. Then scripts/check-readme.py: the README shows these files.
+# usage: scripts/run-examples.sh BUILD_DIR LIBRARY_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 libdir=$2
@@ -28,3 +29,4 @@ run thread_delivery "$build/thread_delivery" "${urls[@]}"
 run python-example env LAZYIMG_LIBRARY="$libdir/liblazyimg.so.0" "${PYTHON:-/usr/bin/python3}" \
     bindings/python/example.py "${urls[@]}"
 grep -q "64x48 from 320x240" "$tmp/python-example.log" || { cat "$tmp/python-example.log"; echo "run-examples: python example: no 64x48 JPEG"; exit 1; }
+"${PYTHON:-/usr/bin/python3}" scripts/check-readme.py

@@ -26,8 +26,11 @@ public struct CacheKey: Hashable, Sendable {
     /// The box the image was decoded into.
     public var target: TargetSize { options.target }
 
+    /// URLs match byte for byte: String's `==` would also match canonically
+    /// equivalent Unicode ("é" and "e" + U+0301), which are different URLs. The
+    /// String hash stays valid: byte-equal strings are canonically equal too.
     public static func == (a: CacheKey, b: CacheKey) -> Bool {
-        a.precomputedHash == b.precomputedHash && a.options == b.options && a.url == b.url
+        a.precomputedHash == b.precomputedHash && a.options == b.options && a.url.utf8.elementsEqual(b.url.utf8)
     }
 
     public func hash(into hasher: inout Hasher) {

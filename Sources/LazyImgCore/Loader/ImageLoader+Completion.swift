@@ -71,7 +71,7 @@ extension ImageLoader {
     private func _fail(_ key: CacheKey, _ error: LoaderError, httpStatus: Int, message: String,
                        in s: inout LoaderState) {
         guard let job = s.jobs.removeValue(forKey: key) else { return }
-        s.failures.record(key.url, error: error, httpStatus: httpStatus, now: clock.nowMilliseconds)
+        s.failures.record(key, error: error, httpStatus: httpStatus, now: clock.nowMilliseconds)
         for id in job.tickets.keys.sorted() {
             _finish(id, .failed(error), httpStatus: httpStatus, message: message, in: &s)
         }

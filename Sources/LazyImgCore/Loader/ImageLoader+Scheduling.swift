@@ -41,7 +41,7 @@ extension ImageLoader {
                     continue
                 }
                 guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
-                      s.failures.recentFailure(of: key.url, now: now) == nil
+                      s.failures.recentFailure(of: key, now: now) == nil
                 else { continue }
                 var job = Job(id: s.makeID(), key: key)
                 job.prefetchRow = row

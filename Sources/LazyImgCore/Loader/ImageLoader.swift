@@ -112,7 +112,7 @@ public final class ImageLoader: Sendable {
                 return .image(image)
             }
             guard URLCheck.isLoadable(key.url) else { throw .badURL }
-            if let failure = s.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
+            if let failure = s.failures.recentFailure(of: key, now: clock.nowMilliseconds) {
                 throw failure.error
             }
             s.stats.requests += 1

@@ -9,24 +9,25 @@ public struct FailureRecords: Sendable {
         public var at: Int64
     }
 
-    private var failures: [String: Failure] = [:]
+    /// By cache key: URLs match byte for byte, as for coalescing.
+    private var failures: [CacheKey: Failure] = [:]
     public let retryAfterMilliseconds: Int64
 
     public init(retryAfterMilliseconds: Int64) {
         self.retryAfterMilliseconds = retryAfterMilliseconds
     }
 
-    public mutating func record(_ url: String, error: LoaderError, httpStatus: Int, now: Int64) {
+    public mutating func record(_ key: CacheKey, error: LoaderError, httpStatus: Int, now: Int64) {
         // Bound the table: drop expired records once it grows.
         if failures.count >= 1024 { failures = failures.filter { !isExpired($0.value, now: now) } }
-        failures[url] = Failure(error: error, httpStatus: httpStatus, at: now)
+        failures[key] = Failure(error: error, httpStatus: httpStatus, at: now)
     }
 
-    /// The failure of `url` if it is recent enough to answer with.
-    public mutating func recentFailure(of url: String, now: Int64) -> Failure? {
-        guard let failure = failures[url] else { return nil }
+    /// The failure of `key` if it is recent enough to answer with.
+    public mutating func recentFailure(of key: CacheKey, now: Int64) -> Failure? {
+        guard let failure = failures[key] else { return nil }
         if isExpired(failure, now: now) {
-            failures[url] = nil
+            failures[key] = nil
             return nil
         }
         return failure

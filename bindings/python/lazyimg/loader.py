@@ -235,7 +235,8 @@ class Loader:
         if errors:
             first = errors[0]
             for later in errors[1:]:
-                first.add_note(f"also raised in a lazyimg callback: {later!r}")
+                if hasattr(first, "add_note"):  # Python 3.11+
+                    first.add_note(f"also raised in a lazyimg callback: {later!r}")
             raise first
 
     # ------------------------------------------------------ stats, memory
