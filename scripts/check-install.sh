@@ -66,7 +66,7 @@ else
 fi
 [ "$(head -c 8 "$tmp/sheet.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "minimal wrote no PNG"
 
-# Valgrind reads the installed (debug-stripped) library as it is: no recipe needed.
+# Valgrind reads the installed (stripped) library as it is: no recipe needed.
 if command -v valgrind >/dev/null; then
     quiet env LD_LIBRARY_PATH="$prefix/lib" valgrind --quiet --leak-check=full --show-possibly-lost=no \
         --errors-for-leak-kinds=definite --error-exitcode=9 "$tmp/minimal" "$tmp/sheet2.png" "${urls[@]:0:3}"
