@@ -167,6 +167,19 @@ def test_numpy_views_the_pixels_without_a_copy(server):
     assert array.ctypes.data == lib.lazyimg_image_pixels(image._pointer)
 
 
+def test_pillow_reads_the_pixels_through_the_buffer(server):
+    pil = pytest.importorskip("PIL.Image")
+    with Loader() as loader:
+        loader.set_items([server.url("/red.png")])
+        image = load(loader, [0])[0].image
+    picture = pil.frombuffer("RGBA", image.size, image.memoryview(), "raw", "RGBA", image.stride, 1)
+    assert picture.size == (40, 20) and picture.getpixel((39, 19)) == RED
+    # frombuffer shares the memory: the picture keeps the view, the view the image.
+    del image
+    gc.collect()
+    assert picture.getpixel((0, 0)) == RED
+
+
 def test_close_inside_a_callback_is_misuse_and_leaves_the_loader_open(server):
     holder = {}
 
