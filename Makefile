@@ -4,21 +4,32 @@
 
 # bash for pipefail in the test recipe.
 SHELL    := /bin/bash
-CONFIG   ?= debug
+# Release by default: what the demo and the examples link and what `make install`
+# ships. The XCTests build TEST_CONFIG (they import the core @testable).
+CONFIG   ?= release
+TEST_CONFIG := debug
 SWIFT    ?= swift
 ifeq ($(origin CXX),default)
 CXX      := c++
 endif
 STRICT   := -Wall -Wextra -pedantic -Werror
-PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind libcjson-dev libmicrohttpd-dev
+PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind
+PACKAGES += libglib2.0-dev python3-pytest python3-numpy python3-pil
+PACKAGES += libcjson-dev libmicrohttpd-dev
 
+# Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
+# functions are exported, lazyimg.map), so the library needs no Swift toolchain
+# where it runs and has no RUNPATH into one. Debug builds use the toolchain's.
+SWIFT_FLAGS_release := -Xswiftc -static-stdlib
+SWIFT_BUILD = $(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS_$(CONFIG))
 # Where swift build puts liblazyimg.so.
-BIN = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
+BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
 DEMO_SRC := examples-c/demo.c examples-c/image_server.c
 DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
+.PHONY: install uninstall check-install examples-bin run-examples check-python xctest
 .PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
@@ -37,8 +48,46 @@ deps:
 # SwiftPM writes liblazyimg.so only; programs linked to it ask for its SONAME,
 # so add the liblazyimg.so.0 link, as ldconfig does on install.
 build: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT_BUILD)
 	ln -sf liblazyimg.so $(BIN)/liblazyimg.so.0
+
+# The release build, whatever CONFIG says: what make install ships.
+RELEASE_BIN = $(shell $(SWIFT) build -c release $(SWIFT_FLAGS_release) --show-bin-path)
+
+# `make install PREFIX=/usr/local [DESTDIR=stage]`: the release library under its
+# full version with the SONAME and development links, the header, and lazyimg.pc.
+# Stripped (--strip-unneeded, as Debian strips shared libraries): 6 MB instead of
+# 10, and without the DWARF 5 debug info that valgrind 3.19 cannot read.
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+version_part = $(shell sed -n 's/^\#define LAZYIMG_VERSION_$(1) \([0-9][0-9]*\).*/\1/p' include/lazyimg.h)
+VERSION    := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+# The SONAME's number is the ABI version (Package.swift), not the major version.
+LIB_FILE   := liblazyimg.so.0.$(call version_part,MINOR).$(call version_part,PATCH)
+INSTALLED  := $(LIBDIR)/$(LIB_FILE) $(LIBDIR)/liblazyimg.so.0 $(LIBDIR)/liblazyimg.so \
+              $(INCLUDEDIR)/lazyimg.h $(LIBDIR)/pkgconfig/lazyimg.pc
+
+install:
+	$(MAKE) --no-print-directory CONFIG=release build
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 0755 $(RELEASE_BIN)/liblazyimg.so $(DESTDIR)$(LIBDIR)/$(LIB_FILE)
+	strip --strip-unneeded $(DESTDIR)$(LIBDIR)/$(LIB_FILE)
+	ln -sf $(LIB_FILE) $(DESTDIR)$(LIBDIR)/liblazyimg.so.0
+	ln -sf liblazyimg.so.0 $(DESTDIR)$(LIBDIR)/liblazyimg.so
+	install -m 0644 include/lazyimg.h $(DESTDIR)$(INCLUDEDIR)/lazyimg.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
+	@# Refresh the loader's cache when installing for real into a system directory.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig || true; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# make install into a temporary prefix, then what a user does with it: pkg-config,
+# examples-c/minimal.c, run with the Swift toolchain hidden, valgrind; make uninstall.
+check-install: deps
+	scripts/check-install.sh
 
 # The C examples, linked against the freshly built library (rpath to it):
 # demo (the list) and formats (fill, premultiplied BGRA, encoded output).
@@ -48,6 +97,30 @@ demo-bin: build
 	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
 	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c examples-c/formats.c examples-c/image_server.c \
 	    -o build/formats -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
+
+# The small examples of the README's "Using it" sections, each run against the
+# loopback server by scripts/run-examples.sh.
+GLIB_FLAGS = $(shell pkg-config --cflags --libs glib-2.0)
+examples-bin: build
+	@mkdir -p build
+	$(CC) -std=c99 $(STRICT) -Iexamples-c examples-c/serve_images.c examples-c/image_server.c \
+	    -o build/serve_images $(SERVER_LIBS)
+	$(CC) -std=c99 $(STRICT) -Iinclude examples-c/minimal.c -o build/minimal \
+	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg -lspng
+	$(CC) -std=c99 $(STRICT) -Iinclude examples-c/glib_loop.c -o build/glib_loop \
+	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(GLIB_FLAGS)
+	$(CC) -std=c99 $(STRICT) -Iinclude examples-c/thread_delivery.c -o build/thread_delivery \
+	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg -lpthread
+
+run-examples: examples-bin
+	PYTHON=$(PYTHON) scripts/run-examples.sh build $(BIN)
+
+# The Python binding's pytest tests, on the library just built. Debian's python3
+# and python3-pytest (make deps), whatever python3 comes first on PATH.
+PYTHON ?= /usr/bin/python3
+check-python: build
+	LAZYIMG_LIBRARY=$(BIN)/liblazyimg.so.0 $(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests; \
+	    status=$$?; if [ $$status -eq 5 ]; then echo "check-python: pytest collected no tests"; fi; exit $$status
 
 run-demo: demo-bin
 	./build/demo
@@ -86,15 +159,14 @@ bench-request:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
 	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/image_server.c \
-	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
-	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg $(SERVER_LIBS)
+	    -o build/bench_request -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
 
 # How long 10 rows take to land from a 40 ms loopback server under the old and new
 # connection defaults (prints a table; an XCTest that skips unless LAZYIMG_BENCH).
 bench-screenful: deps
-	$(SWIFT) build -c $(CONFIG) --build-tests
-	LAZYIMG_BENCH=1 $(SWIFT) test -c $(CONFIG) --skip-build --disable-swift-testing --filter ScreenfulBenchmark 2>&1 \
+	$(SWIFT) build -c $(TEST_CONFIG) --build-tests
+	LAZYIMG_BENCH=1 $(SWIFT) test -c $(TEST_CONFIG) --skip-build --disable-swift-testing --filter ScreenfulBenchmark 2>&1 \
 	    | grep -v '^\(Test \|\[\|	 Executed\)'
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
@@ -108,8 +180,8 @@ bench-decode:
 # Options: make bench-scroll BENCH_SCROLL_ARGS="--traces slow-drag --rounds 3".
 .PHONY: bench-scroll
 bench-scroll: deps
-	$(SWIFT) build -c release --product lazyimg-bench-scroll
-	$$($(SWIFT) build -c release --show-bin-path)/lazyimg-bench-scroll --photos $(CORPUS)/photos $(BENCH_SCROLL_ARGS)
+	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --product lazyimg-bench-scroll
+	$(RELEASE_BIN)/lazyimg-bench-scroll --photos $(CORPUS)/photos $(BENCH_SCROLL_ARGS)
 
 check-header: check-header-c check-header-cxx
 
@@ -129,17 +201,24 @@ memcheck: demo-bin
 # LeakSanitizer finds fails it, except the Swift runtime's and XCTest's own blocks
 # listed in scripts/lsan.supp. Passes with a message when ../shared/corpus is absent.
 CORPUS := ../shared/corpus
+# gold prints "Cannot export local symbol" thousands of times while linking the
+# instrumented test builds (the version script, lazyimg.map, makes every
+# non-lazyimg_ symbol local); harmless. Only that exact line is dropped.
+DROP_GOLD_NOISE := { grep -vF 'ld.gold: warning: Cannot export local symbol' || true; }
 sanitize: deps
 	@if [ ! -d $(CORPUS) ]; then echo "sanitize: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
+	set -o pipefail; \
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
-	    $(SWIFT) test --sanitize=address --scratch-path .build/asan --disable-swift-testing --filter DecodingCorpusTests
+	    $(SWIFT) test --sanitize=address --scratch-path .build/asan --disable-swift-testing --filter DecodingCorpusTests \
+	    2>&1 | $(DROP_GOLD_NOISE)
 
 # The threaded parts (scheduling, delivery, libcurl thread, decode pool, the C API
 # end to end) under ThreadSanitizer: any data race fails the run.
 tsan: deps
-	TSAN_OPTIONS=halt_on_error=1 \
+	set -o pipefail; TSAN_OPTIONS=halt_on_error=1 \
 	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
-	    --filter 'LoaderPolicy|LoaderRetry|LoaderList|LoaderPaging|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool|FetchTests'
+	    --filter 'LoaderPolicy|LoaderRetry|LoaderList|LoaderPaging|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool|FetchTests' \
+	    2>&1 | $(DROP_GOLD_NOISE)
 
 # libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded
 # from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a
@@ -156,26 +235,26 @@ fuzz: deps
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
-# XCTests first (a failure stops here), then the C-side checks and the corpus sweep
-# under AddressSanitizer, the threaded tests under ThreadSanitizer, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats run-termlist memcheck memcheck-termlist sanitize tsan fuzz
-# The last line counts everything: XCTests (executed less skipped) and C checks.
+# The test command. Each step's output goes to build/test/STEP.log and one line is
+# printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
+# then the C-side checks, the installed library, the examples, the Python binding,
+# valgrind and the sanitizer runs.
+C_CHECKS := check-header-c check-header-cxx check-symbols check-install run-demo run-formats run-termlist run-examples check-python \
+            memcheck memcheck-termlist sanitize tsan fuzz
+# The last line counts every test a runner reported (XCTest, pytest; the
+# sanitizer runs count their tests again) plus one for each other check.
+TEST_TOTAL = awk '{ passed += $$1; failed += $$2 } END { printf "total: %d passed, %d failed\n", passed, failed }' build/test/counts
 test: deps
-	$(SWIFT) build -c $(CONFIG) --build-tests
-	@mkdir -p build
-	set -o pipefail; $(SWIFT) test -c $(CONFIG) --disable-swift-testing 2>&1 | tee build/xctest.log
-	@passed=0; failed=0; \
-	for check in $(C_CHECKS); do \
-	    if $(MAKE) --no-print-directory $$check; then passed=$$((passed + 1)); \
-	    else failed=$$((failed + 1)); echo "C check failed: $$check"; fi; \
-	done; \
-	summary=$$(grep -E "^[[:space:]]*Executed [0-9]+ tests" build/xctest.log | tail -n 1); \
-	executed=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests.*/\1/'); \
-	skipped=$$(echo "$$summary" | grep -oE '[0-9]+ tests? skipped' | grep -oE '^[0-9]+' || echo 0); \
-	xfailed=$$(echo "$$summary" | sed -E 's/.* ([0-9]+) failures?.*/\1/'); \
-	echo "C checks: $$passed passed, $$failed failed; XCTests: $$executed executed, $$skipped skipped, $$xfailed failed"; \
-	echo "total: $$((executed - skipped - xfailed + passed)) passed, $$((xfailed + failed)) failed"; \
-	[ $$failed -eq 0 ]
+	@rm -rf build/test
+	@scripts/run-step.sh xctest $(MAKE) --no-print-directory xctest || { $(TEST_TOTAL); exit 1; }
+	@failed=0; \
+	for check in $(C_CHECKS); do scripts/run-step.sh $$check $(MAKE) --no-print-directory $$check || failed=1; done; \
+	$(TEST_TOTAL); [ $$failed -eq 0 ]
+
+# The XCTests of the core and the C ABI, in the debug build.
+xctest: deps
+	$(SWIFT) build -c $(TEST_CONFIG) --build-tests
+	$(SWIFT) test -c $(TEST_CONFIG) --skip-build --disable-swift-testing
 
 clean:
 	rm -rf .build build

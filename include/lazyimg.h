@@ -95,6 +95,28 @@ typedef enum lazyimg_status {
  * for codes this library version does not know. */
 const char *lazyimg_strerror(lazyimg_status status);
 
+/* --------------------------------------------------- the library in a process */
+
+/* libcurl: the first lazyimg_loader_create calls curl_global_init(
+ * CURL_GLOBAL_DEFAULT) once for the process; the library never calls
+ * curl_global_cleanup. libcurl counts these calls, so a host that uses libcurl
+ * itself may call curl_global_init too (before starting threads if its libcurl
+ * is older than 7.84, where that call is not thread-safe).
+ *
+ * fork: the library installs no fork handlers. In the child of a fork made
+ * while a loader exists, call no lazyimg function, on that loader or a new
+ * one (its threads do not exist in the child and its locks may be held): exec,
+ * or only read the pixels of images retained before the fork. A process that
+ * forks before creating its first loader may use lazyimg in the child. The
+ * event fd is close-on-exec.
+ *
+ * URLs: rows whose URLs are the same bytes share one download, one memory
+ * cache entry and one failure record (retry_after_ms). URLs are compared byte
+ * for byte, with no normalisation of case, percent-encoding or Unicode, and
+ * are combined with the loader's own output settings (target box, fit, pixel
+ * format); loaders never share. The bytes are kept as given, also where they
+ * are not valid UTF-8, and reach libcurl unchanged. */
+
 /* ------------------------------------------------------------------ types */
 
 /* A loader: one list, its view state, its caches and its workers. */
@@ -489,7 +511,8 @@ uint32_t lazyimg_image_height(const lazyimg_image *image);
 size_t lazyimg_image_stride(const lazyimg_image *image);
 /* Borrowed: the pixels, top row first, rows `stride` bytes apart, in the
  * layout lazyimg_image_pixel_format says (the loader's pixel_format); valid
- * while a reference is held. NULL for NULL and for encoded images. */
+ * while a reference is held. The buffer holds stride * height bytes. NULL for
+ * NULL and for encoded images. */
 const uint8_t *lazyimg_image_pixels(const lazyimg_image *image);
 /* The layout of the pixels; LAZYIMG_PIXEL_RGBA8 for NULL. */
 lazyimg_pixel_format lazyimg_image_pixel_format(const lazyimg_image *image);
@@ -512,7 +535,10 @@ lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
 /* ----------------------------------------------------------------- events */
 
 /* HOST delivery: a non-blocking descriptor that is readable while events
- * wait (an eventfd). Add it to poll/epoll/GLib; then call lazyimg_dispatch.
+ * wait (an eventfd), level-triggered: it stays readable until
+ * lazyimg_dispatch has taken the last waiting event, so a dispatch with a
+ * `max` that leaves events behind is simply woken again (with epoll, use it
+ * without EPOLLET). Add it to poll/epoll/GLib; then call lazyimg_dispatch.
  * Owned by the loader: do not read or close it. -1 for NULL or in THREAD
  * delivery. */
 int lazyimg_event_fd(const lazyimg_loader *loader);

@@ -38,8 +38,8 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import PIL' 2>/dev/nu
     "$venv/bin/pip" install -q pillow >&2
 fi
 
-swift build -c release --product lazyimg-bench >&2
-bench="$(swift build -c release --show-bin-path)/lazyimg-bench"
+swift build -c release -Xswiftc -static-stdlib --product lazyimg-bench >&2
+bench="$(swift build -c release -Xswiftc -static-stdlib --show-bin-path)/lazyimg-bench"
 
 mkdir -p "$data"
 if [ ! -f "$data/kodim24.jpg" ]; then

@@ -1,0 +1,65 @@
+"""The versioned structs of lazyimg.h as ctypes Structures.
+
+A field added to the header is one line appended here, in the header's order;
+tests/test_header_match.py compiles the header and reports any field whose
+name, offset or size differs. Enum-typed fields are C ints.
+"""
+import ctypes
+
+
+class EventStruct(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("type", ctypes.c_int),
+        ("row", ctypes.c_size_t),
+        ("ticket", ctypes.c_uint64),
+        ("status", ctypes.c_int),
+        ("http_status", ctypes.c_int32),
+        ("source", ctypes.c_int),
+        ("url", ctypes.c_char_p),
+        ("image", ctypes.c_void_p),
+        # Since 0.2.0:
+        ("message", ctypes.c_char_p),
+    ]
+
+
+EVENT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(EventStruct))
+
+
+class ConfigStruct(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("on_event", EVENT_FN),
+        ("user_data", ctypes.c_void_p),
+        ("delivery", ctypes.c_int),
+        ("target_width", ctypes.c_uint32),
+        ("target_height", ctypes.c_uint32),
+        ("memory_cache_bytes", ctypes.c_uint64),
+        ("max_concurrent_downloads", ctypes.c_uint32),
+        ("prefetch_rows", ctypes.c_int32),
+        ("timeout_ms", ctypes.c_uint32),
+        ("max_response_bytes", ctypes.c_uint64),
+        ("max_pixels", ctypes.c_uint64),
+        ("user_agent", ctypes.c_char_p),
+        ("http_headers", ctypes.POINTER(ctypes.c_char_p)),
+        ("retry_after_ms", ctypes.c_uint32),
+        # Since 0.2.0:
+        ("fit", ctypes.c_int),
+        ("pixel_format", ctypes.c_int),
+        ("output", ctypes.c_int),
+    ]
+
+
+class StatsStruct(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32)] + [
+        (name, ctypes.c_uint64) for name in (
+            "requests", "memory_hits", "downloads_started", "downloads_coalesced",
+            "downloads_cancelled", "downloads_failed", "deferred", "bytes_downloaded",
+            "images_decoded", "events_delivered", "memory_cache_bytes",
+            "memory_cache_count", "in_flight",
+        )
+    ]
+
+
+CONFIG_P = ctypes.POINTER(ConfigStruct)
+STATS_P = ctypes.POINTER(StatsStruct)

@@ -1,0 +1,256 @@
+"""Loader: one lazyimg_loader, its methods mirroring the C API."""
+import ctypes
+import enum
+import threading
+import warnings
+import weakref
+
+from ._library import lib
+from ._structs import EVENT_FN, ConfigStruct, StatsStruct
+from .constants import Delivery, Status
+from .errors import LazyImgError, check
+from .event import Event
+from .image import Image
+
+# lazyimg_config_init writes the library's sizeof(lazyimg_config), which is
+# larger than ours when the library is newer: give it room, then tell it our
+# size (it reads min(struct_size, its own) and defaults the rest).
+_CONFIG_ROOM = max(ctypes.sizeof(ConfigStruct), 4096)
+# Loaders whose destroy was refused (collected inside one of their own
+# callbacks): kept for ever, because the library still calls their trampoline.
+_unreclaimable = []
+
+
+class RequestResult:
+    """What lazyimg_request answered: OK with `image`, or PENDING/DEFERRED
+    with the `ticket` whose event follows."""
+
+    __slots__ = ("status", "image", "ticket")
+
+    def __init__(self, status, image, ticket):
+        self.status, self.image, self.ticket = status, image, ticket
+
+    def __repr__(self):
+        return f"<lazyimg.RequestResult {self.status.name} image={self.image!r} ticket={self.ticket}>"
+
+
+def _config(options):
+    room = ctypes.create_string_buffer(_CONFIG_ROOM)
+    lib.lazyimg_config_init(ctypes.cast(room, ctypes.POINTER(ConfigStruct)))
+    cfg = ConfigStruct.from_buffer_copy(room, 0)
+    cfg.struct_size = ctypes.sizeof(ConfigStruct)
+    keep = []  # what the struct points to, alive until lazyimg_loader_create copied it
+    settable = {name for name, _ in ConfigStruct._fields_} - {"struct_size", "on_event", "user_data"}
+    for name, value in options.items():
+        if name not in settable:
+            raise TypeError(f"unknown lazyimg_config field {name!r}; known: {', '.join(sorted(settable))}")
+        if name == "user_agent" and value is not None:
+            value = _bytes(value)
+        elif name == "http_headers" and value is not None:
+            lines = [_bytes(line) for line in value] + [None]
+            value = (ctypes.c_char_p * len(lines))(*lines)
+            keep.append(value)
+        elif isinstance(value, enum.Enum):
+            value = int(value)
+        setattr(cfg, name, value)
+    return cfg, keep
+
+
+def _bytes(text):
+    """URLs and header lines cross as bytes, matched byte for byte: str is
+    encoded as UTF-8, bytes pass untouched."""
+    return text if isinstance(text, bytes) else str(text).encode("utf-8")
+
+
+def _deliver(loader_ref, _user_data, c_event):
+    """The C callback: copies the event out and hands it on. Never lets an
+    exception into ctypes (which would print and drop it): it is kept and
+    re-raised from dispatch, wait or close."""
+    loader = loader_ref()
+    if loader is None:
+        return
+    try:
+        event = Event(c_event.contents)
+        if loader._collect:
+            loader._ran.append(event)
+        if loader._on_event is not None:
+            loader._on_event(event)
+    except BaseException as exc:  # noqa: B036 (KeyboardInterrupt too: re-raised later)
+        with loader._errors_lock:
+            loader._errors.append(exc)
+
+
+class Loader:
+    """A lazyimg loader. Use it as a context manager (or call close()).
+
+    Config fields are keyword arguments named as in lazyimg_config
+    (target_width=64, delivery=Delivery.THREAD, http_headers=["A: b"], ...);
+    an unknown name raises TypeError. Without on_event, events are collected
+    and dispatch() returns them as Event objects; with on_event(event) each is
+    also passed to it (in THREAD delivery, on the library's delivery thread).
+    An exception raised by on_event is re-raised from the next dispatch(),
+    wait() or close(). Negative statuses raise LazyImgError."""
+
+    def __init__(self, on_event=None, **options):
+        self._on_event = on_event
+        self._errors = []
+        self._errors_lock = threading.Lock()
+        self._ran = []
+        self._handle = None
+        delivery = options.get("delivery", Delivery.HOST)
+        # HOST events run inside dispatch() on the caller's thread: return them.
+        self._collect = int(delivery) == Delivery.HOST
+        cfg, keep = _config(options)
+        # The trampoline holds the loader weakly (no cycle, so an unclosed
+        # loader is destroyed as soon as it is dropped) and lives as long as
+        # the loader: the library calls it until destroy returns.
+        ref = weakref.ref(self)
+        self._trampoline = EVENT_FN(lambda user_data, c_event: _deliver(ref, user_data, c_event))
+        cfg.on_event = self._trampoline
+        handle = ctypes.c_void_p()
+        check(lib.lazyimg_loader_create(ctypes.byref(cfg), ctypes.byref(handle)))
+        del keep
+        self._handle = handle.value
+
+    # ---------------------------------------------------------- lifetime
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def close(self):
+        """lazyimg_loader_destroy: cancels all work; outstanding tickets get
+        their events (CANCELLED) before it returns, through on_event. Raises
+        LazyImgError(E_MISUSE) when called from inside a callback (the loader
+        is then left open). Closing twice is harmless."""
+        handle = self._handle
+        if handle is None:
+            return
+        check(lib.lazyimg_loader_destroy(handle))
+        self._handle = None
+        self._ran.clear()
+        self._raise_callback_errors()
+
+    destroy = close
+
+    @property
+    def closed(self):
+        return self._handle is None
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle is None:
+            return
+        warnings.warn("lazyimg.Loader was not closed", ResourceWarning, stacklevel=2)
+        if lib.lazyimg_loader_destroy(handle) == Status.E_MISUSE:
+            _unreclaimable.append(self._trampoline)
+
+    def _h(self):
+        if self._handle is None:
+            raise ValueError("the lazyimg loader is closed")
+        return self._handle
+
+    # -------------------------------------------------------------- list
+
+    def set_items(self, urls):
+        """lazyimg_set_items: row i shows urls[i] (str, bytes or None)."""
+        array, count = _url_array(urls)
+        check(lib.lazyimg_set_items(self._h(), array, count))
+
+    def append_items(self, urls):
+        """lazyimg_append_items: the next page."""
+        array, count = _url_array(urls)
+        check(lib.lazyimg_append_items(self._h(), array, count))
+
+    def item_count(self):
+        return lib.lazyimg_item_count(self._h())
+
+    __len__ = item_count
+
+    # -------------------------------------------------------- view state
+
+    def set_visible_range(self, first, count):
+        check(lib.lazyimg_set_visible_range(self._h(), first, count))
+
+    def set_scroll_state(self, state, velocity_rows_per_second=0.0):
+        check(lib.lazyimg_set_scroll_state(self._h(), int(state), float(velocity_rows_per_second)))
+
+    # -------------------------------------------------------------- rows
+
+    def request(self, row):
+        """lazyimg_request: a RequestResult (OK with an Image, or PENDING /
+        DEFERRED with a ticket whose one event follows)."""
+        image = ctypes.c_void_p()
+        ticket = ctypes.c_uint64()
+        status = check(lib.lazyimg_request(self._h(), row, ctypes.byref(image), ctypes.byref(ticket)))
+        return RequestResult(status, Image(image.value) if image.value else None, ticket.value)
+
+    def lookup(self, row):
+        """lazyimg_lookup: the Image in memory for the row, or None."""
+        image = ctypes.c_void_p()
+        check(lib.lazyimg_lookup(self._h(), row, ctypes.byref(image)))
+        return Image(image.value) if image.value else None
+
+    def lookup_url(self, url):
+        image = ctypes.c_void_p()
+        check(lib.lazyimg_lookup_url(self._h(), _bytes(url), ctypes.byref(image)))
+        return Image(image.value) if image.value else None
+
+    def cancel(self, ticket):
+        """lazyimg_cancel: True if the ticket was live (its CANCELLED event
+        follows), False if unknown or finished."""
+        return check(lib.lazyimg_cancel(self._h(), ticket)) == Status.OK
+
+    # ------------------------------------------------------------ events
+
+    @property
+    def fd(self):
+        """lazyimg_event_fd: readable (level-triggered) while events wait;
+        for select, selectors or loop.add_reader. -1 in THREAD delivery."""
+        return lib.lazyimg_event_fd(self._h())
+
+    event_fd = fd
+
+    def dispatch(self, max=0):  # noqa: A002 (the C parameter's name)
+        """lazyimg_dispatch: runs up to `max` waiting events (0 = all) on
+        this thread and returns them as a list of Event. Re-raises the first
+        exception a callback raised (later ones are attached as notes)."""
+        lib.lazyimg_dispatch(self._h(), max)
+        events, self._ran = self._ran, []
+        self._raise_callback_errors()
+        return events
+
+    def wait(self, timeout_ms=-1):
+        """lazyimg_wait: True when events wait, False on timeout. Releases
+        the GIL while it blocks."""
+        status = check(lib.lazyimg_wait(self._h(), int(timeout_ms)))
+        self._raise_callback_errors()
+        return status == Status.OK
+
+    def _raise_callback_errors(self):
+        with self._errors_lock:
+            errors, self._errors = self._errors, []
+        if errors:
+            first = errors[0]
+            for later in errors[1:]:
+                if hasattr(first, "add_note"):  # Python 3.11+
+                    first.add_note(f"also raised in a lazyimg callback: {later!r}")
+            raise first
+
+    # ------------------------------------------------------ stats, memory
+
+    def get_stats(self):
+        """lazyimg_get_stats: a StatsStruct (attributes named as in C)."""
+        stats = StatsStruct(struct_size=ctypes.sizeof(StatsStruct))
+        check(lib.lazyimg_get_stats(self._h(), ctypes.byref(stats)))
+        return stats
+
+    def trim_memory(self, level):
+        lib.lazyimg_trim_memory(self._h(), int(level))
+
+
+def _url_array(urls):
+    items = [None if url is None else _bytes(url) for url in urls]
+    return (ctypes.c_char_p * len(items))(*items), len(items)

@@ -1,0 +1,76 @@
+"""Fixtures: a loopback HTTP server (http.server in a thread) serving real PNGs.
+
+The binding is imported from ../ (bindings/python); the library from
+LAZYIMG_LIBRARY or the normal search (the Makefile's check-python sets it).
+"""
+import http.server
+import os
+import sys
+import threading
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+
+from images import png  # noqa: E402
+
+RED = (255, 0, 0, 255)
+GREEN = (0, 255, 0, 255)
+HALF_BLUE = (0, 0, 255, 128)
+
+
+class ImageServer:
+    """Serves `files` (path -> bytes); anything else is 404. /slow/... paths
+    answer only once `release` is set. Records each request's headers."""
+
+    def __init__(self):
+        self.files = {
+            "/red.png": png(40, 20, RED),
+            "/green.png": png(16, 16, GREEN),
+            "/blue.png": png(10, 10, HALF_BLUE),
+            "/corrupt.png": png(16, 16, RED)[:60],
+            "/text.txt": b"not an image at all, just some text" * 4,
+        }
+        for n in range(8):
+            self.files[f"/slow/{n}.png"] = png(8, 8, GREEN)
+        self.release = threading.Event()
+        self.headers = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                server.headers.append(dict(self.headers))
+                if self.path.startswith("/slow/"):
+                    server.release.wait()
+                body = server.files.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                body = body if body is not None else b"not found"
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+
+    def stop(self):
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = ImageServer()
+    yield s
+    s.stop()

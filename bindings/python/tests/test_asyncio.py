@@ -1,0 +1,49 @@
+"""lazyimg.aio: the loader's fd in the asyncio loop, awaitable requests."""
+import asyncio
+
+import pytest
+
+from lazyimg import LazyImgError, Status
+from lazyimg.aio import AsyncLoader
+
+
+def test_awaited_requests_resolve_from_the_loops_reader(server):
+    async def main():
+        async with AsyncLoader(target_width=8, target_height=8) as loader:
+            loader.set_items([server.url("/red.png"), server.url("/green.png"), server.url("/missing.png")])
+            results = await asyncio.gather(loader.image(0), loader.image(1), loader.image(2),
+                                           return_exceptions=True)
+            again = await loader.image(0)  # from memory, no event
+            return results, again
+
+    (red, green, missing), again = asyncio.run(asyncio.wait_for(main(), 60))
+    assert red.size == (8, 4) and green.size == (8, 8) and again.size == (8, 4)
+    assert isinstance(missing, LazyImgError) and missing.status == Status.E_HTTP
+    assert "404" in missing.message
+
+
+def test_cancelling_the_awaiting_task_cancels_the_ticket(server):
+    async def main():
+        cancelled = asyncio.get_running_loop().create_future()
+        async with AsyncLoader(on_event=cancelled.set_result) as loader:
+            loader.set_items([server.url("/slow/0.png")])
+            task = asyncio.ensure_future(loader.image(0))
+            await asyncio.sleep(0)  # one loop turn: the task sends its request
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            # The ticket's CANCELLED event arrives through the loop's reader.
+            return await cancelled
+
+    event = asyncio.run(asyncio.wait_for(main(), 60))
+    assert event.status == Status.E_CANCELLED and event.row == 0
+
+
+def test_async_loader_needs_host_delivery():
+    from lazyimg import Delivery
+
+    async def main():
+        AsyncLoader(delivery=Delivery.THREAD)
+
+    with pytest.raises(ValueError, match="HOST"):
+        asyncio.run(main())
