@@ -15,8 +15,10 @@ extension ImageLoader {
         s.window = new
         guard old != new else { return _pump(in: &s) }
         if old.visible == nil && new.visible != nil {
-            // The first geometry: every ticket so far is checked once.
+            // The first geometry: every ticket so far is checked once; what survives
+            // is in the window, hence in `toStart`, so the arrival order is done with.
             _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
+            s.arrivals = ArrivalQueue()
         } else {
             let left = RowRanges.subtracting(new.wantedRanges, from: old.wantedRanges)
             let leftRows = left.reduce(0) { $0 + $1.count }
@@ -57,7 +59,7 @@ extension ImageLoader {
     /// count a prefetched image never shown as waste.
     private func _rowLeft(_ row: Int, in s: inout LoaderState) {
         guard row < s.rows.count, let key = s.rows[row] else { return }
-        if let bytes = s.prefetch.abandon(key, row: row) {
+        if !s.prefetch.isEmpty, let bytes = s.prefetch.abandon(key, row: row) {
             s.stats.prefetchWasted += 1
             s.stats.prefetchWasteBytes += UInt64(bytes)
         }

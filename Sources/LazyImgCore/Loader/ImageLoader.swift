@@ -145,8 +145,9 @@ public final class ImageLoader: Sendable {
             s.jobs[key]?.tickets[ticket] = row
             if s.jobs[key]?.phase == .waiting {
                 if s.window.visible != nil && s.window.wants(row) { s.toStart.insert(row) } else { s.arrivals.append(key) }
+                // Held by the motion: nothing can start, so there is nothing to pump.
+                if !s.window.holds(row) { _pump(in: &s) }
             }
-            _pump(in: &s)
             if s.jobs[key]?.phase == .waiting && s.window.holds(row) {
                 s.stats.deferred += 1
                 return .deferred(ticket)
