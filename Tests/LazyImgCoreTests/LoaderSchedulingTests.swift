@@ -253,6 +253,18 @@ final class LoaderSchedulingTests: XCTestCase {
         XCTAssertEqual(h.transport.liveURLs, Set(urls(800..<806)), "at rest nothing is paced")
     }
 
+    func testARequestOutsideTheWindowRunsInArrivalOrderUntilTheViewMoves() throws {
+        let h = try PolicyHarness(maxConcurrent: 6)
+        try h.loader.setItems(PolicyHarness.urls(100))
+        try h.loader.setVisibleRange(first: 0, count: 5)
+        let stray = try XCTUnwrap(h.loader.request(row: 50).ticket)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(0..<5) + [url(50)]), "a free slot at rest: it runs")
+        try h.loader.setVisibleRange(first: 1, count: 5)
+        h.deliver(until: 1)
+        XCTAssertEqual(h.log.events(for: stray).map(\.error), [.cancelled], "the view moved and still does not show it")
+        XCTAssertFalse(h.transport.liveURLs.contains(url(50)))
+    }
+
     func testAVisibleRangeLargerThan512RowsLoadsAllOfIt() throws {
         let h = try PolicyHarness(maxConcurrent: 64)
         try h.loader.setItems(PolicyHarness.urls(3_000))

@@ -5,7 +5,8 @@
 /// handled by comparing the new window with the last one, so a frame touches only
 /// the rows that entered or left it. Rows that entered go into `toStart`, the
 /// priority structure the pump asks for the most urgent row in each range of the
-/// start order.
+/// start order; of the rows that left, only those in `claimed` (rows with a
+/// ticket, a prefetch claim or an unseen prefetched image) are looked at.
 extension ImageLoader {
     /// After a change to the visible range, the scroll state or the target: cancel
     /// work for rows that left the window, note the rows that entered, start jobs.
@@ -19,22 +20,50 @@ extension ImageLoader {
             // is in the window, hence in `toStart`, so the arrival order is done with.
             _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
             s.arrivals = ArrivalQueue()
+            _reclaimRows(in: &s)
         } else {
-            let left = RowRanges.subtracting(new.wantedRanges, from: old.wantedRanges)
-            let leftRows = left.reduce(0) { $0 + $1.count }
-            // Walk whichever is shorter: the rows that left, or the work there is.
-            if leftRows <= 2 * s.jobs.count + 64 {
-                for range in left {
-                    for row in range { _rowLeft(row, in: &s) }
+            for range in RowRanges.subtracting(new.wantedRanges, from: old.wantedRanges) {
+                var from = range.lowerBound
+                while let row = s.claimed.first(in: from..<range.upperBound) {
+                    s.claimed.remove(row)
+                    _rowLeft(row, in: &s)
+                    from = row + 1
                 }
-            } else {
-                _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
             }
         }
+        _releaseStrays(in: &s)
         for range in RowRanges.subtracting(old.wantedRanges, from: new.wantedRanges) {
             s.toStart.insert(range)
         }
         _pump(in: &s)
+    }
+
+    /// Tickets for rows the window did not want when they were asked for never
+    /// leave it: each view change ends those it still does not want.
+    private func _releaseStrays(in s: inout LoaderState) {
+        guard !s.strays.isEmpty else { return }
+        let window = s.window
+        for id in s.strays {
+            guard let ticket = s.tickets[id] else { continue }
+            if window.wants(ticket.row) {
+                s.claimed.insert(ticket.row)
+                s.toStart.insert(ticket.row)
+            } else {
+                _cancelTicket(id, in: &s)
+            }
+        }
+        s.strays.removeAll()
+    }
+
+    /// Rebuilds `claimed` from the jobs and the ledger, after a change that walked
+    /// all of them anyway.
+    private func _reclaimRows(in s: inout LoaderState) {
+        s.claimed.removeAll()
+        for job in s.jobs.values {
+            for row in job.tickets.values { s.claimed.insert(row) }
+            if let row = job.prefetchRow { s.claimed.insert(row) }
+        }
+        for row in s.prefetch.rows { s.claimed.insert(row) }
     }
 
     /// The list changed under the view: claims and queues are rebuilt from the new
@@ -52,6 +81,7 @@ extension ImageLoader {
             }
         }
         _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
+        _reclaimRows(in: &s)
         _pump(in: &s)
     }
 
@@ -125,7 +155,10 @@ extension ImageLoader {
         if let job = s.jobs[key] {
             guard job.phase == .waiting else { return nil }
             // A row in the window is the loader's to load, whoever asked first.
-            if job.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
+            if job.prefetchRow == nil {
+                s.jobs[key]?.prefetchRow = row
+                s.claimed.insert(row)
+            }
             return key
         }
         guard s.cache.peek(key) == nil, URLCheck.isLoadable(key.url),
@@ -134,6 +167,7 @@ extension ImageLoader {
         var job = Job(id: s.makeID(), key: key)
         job.prefetchRow = row
         s.jobs[key] = job
+        s.claimed.insert(row)
         return key
     }
 
