@@ -36,6 +36,14 @@ static double now_ns(void) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* CPU time of the calling thread: the frame's own work, without the time it
+ * spent preempted or blocked on a lock another thread held. */
+static double thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 /* Sleeps until `deadline_ns` on the monotonic clock: frames are paced at 60 Hz
  * because the loader times velocity samples with that clock. */
 static void sleep_until(double deadline_ns) {
@@ -50,19 +58,21 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Frame times of one phase: the whole frame, and the part spent in
+/* Frame times of one phase: the whole frame in wall time, the part spent in
  * lazyimg_set_scroll_state + lazyimg_set_visible_range (the scheduler's view
- * change; the rest is requests and dispatch). */
+ * change; the rest is requests and dispatch), and the whole frame in the host
+ * thread's CPU time. */
 typedef struct {
     const char *name;
     double ns[MAX_FRAMES];
     double view_ns[MAX_FRAMES];
+    double cpu_ns[MAX_FRAMES];
     int count;
 } phase;
 
-static phase idle_phase = {"at rest", {0}, {0}, 0};
-static phase fast_phase = {"decelerating, fast", {0}, {0}, 0};
-static phase slow_phase = {"decelerating, slow (< 1 screen/s)", {0}, {0}, 0};
+static phase idle_phase = {"at rest", {0}, {0}, {0}, 0};
+static phase fast_phase = {"decelerating, fast", {0}, {0}, {0}, 0};
+static phase slow_phase = {"decelerating, slow (< 1 screen/s)", {0}, {0}, {0}, 0};
 
 static lazyimg_loader *loader;
 static unsigned char shown[ROWS];
@@ -72,6 +82,7 @@ static double next_frame_ns;
 static void frame(phase *into, lazyimg_scroll_state state, double velocity, size_t first) {
     sleep_until(next_frame_ns);
     next_frame_ns += 1e9 / 60;
+    double cpu0 = thread_cpu_ns();
     double t0 = now_ns();
     lazyimg_set_scroll_state(loader, state, velocity);
     lazyimg_set_visible_range(loader, first, VISIBLE);
@@ -87,7 +98,8 @@ static void frame(phase *into, lazyimg_scroll_state state, double velocity, size
     lazyimg_dispatch(loader, 0);
     if (into->count < MAX_FRAMES) {
         into->view_ns[into->count] = view;
-        into->ns[into->count++] = now_ns() - t0;
+        into->ns[into->count] = now_ns() - t0;
+        into->cpu_ns[into->count++] = thread_cpu_ns() - cpu0;
     }
 }
 
@@ -142,6 +154,8 @@ static void print_phase(const phase *p, double mutex_ns) {
     print_times(p->name, p->ns, p->count, mutex_ns);
     snprintf(name, sizeof name, "  of which state + range");
     print_times(name, p->view_ns, p->count, mutex_ns);
+    snprintf(name, sizeof name, "  host thread CPU time");
+    print_times(name, p->cpu_ns, p->count, mutex_ns);
 }
 
 int main(void) {

@@ -22,9 +22,9 @@ extension ImageLoader {
             s.arrivals = ArrivalQueue()
             _reclaimRows(in: &s)
         } else {
-            for range in RowRanges.subtracting(new.wantedRanges, from: old.wantedRanges) {
-                var from = range.lowerBound
-                while let row = s.claimed.first(in: from..<range.upperBound) {
+            old.forEachRun(notIn: new) { left in
+                var from = left.lowerBound
+                while let row = s.claimed.first(in: from..<left.upperBound) {
                     s.claimed.remove(row)
                     _rowLeft(row, in: &s)
                     from = row + 1
@@ -32,9 +32,7 @@ extension ImageLoader {
             }
         }
         _releaseStrays(in: &s)
-        for range in RowRanges.subtracting(old.wantedRanges, from: new.wantedRanges) {
-            s.toStart.insert(range)
-        }
+        new.forEachRun(notIn: old) { entered in s.toStart.insert(entered) }
         _pump(in: &s)
     }
 
@@ -123,29 +121,34 @@ extension ImageLoader {
         let moving = s.view.scroll != .idle
         let screen = s.window.visible?.count ?? 0
         while s.downloading < configuration.maxConcurrentDownloads {
-            if moving && !s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads) {
-                return
-            }
-            guard let next = _nextToStart(now: now, in: &s) else { return }
-            if moving { s.starts.take() }
+            let mayPace = !moving
+                || s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads)
+            guard let next = _nextToStart(now: now, includingPaced: mayPace, in: &s) else { return }
+            if moving && next.isPaced { s.starts.take() }
             _startDownload(next.key, row: next.row, in: &s)
         }
     }
 
     /// The most urgent row with work to start, its job made if the prefetcher is the
     /// first to want it. Rows found to need nothing leave `toStart` on the way.
-    private func _nextToStart(now: Int64, in s: inout LoaderState) -> (key: CacheKey, row: Int?)? {
-        for query in s.window.startOrder where !query.isPrefetch || s.prefetch.allowsPrefetch {
+    private func _nextToStart(now: Int64, includingPaced: Bool, in s: inout LoaderState)
+        -> (key: CacheKey, row: Int?, isPaced: Bool)?
+    {
+        var index = 0
+        while let query = s.window.query(at: index) {
+            index += 1
+            if query.isPrefetch && !s.prefetch.allowsPrefetch { continue }
+            if query.isPaced && !includingPaced { continue }
             while let row = query.ascending ? s.toStart.first(in: query.rows) : s.toStart.last(in: query.rows) {
                 s.toStart.remove(row)
-                if let key = _startableKey(forRow: row, now: now, in: &s) { return (key, row) }
+                if let key = _startableKey(forRow: row, now: now, in: &s) { return (key, row, query.isPaced) }
             }
         }
         // Requests the geometry does not cover (before the first visible range, or for
         // rows outside the window), in the order they came.
         guard s.window.motion == .settled else { return nil }
         while let key = s.arrivals.popFirst() {
-            if s.jobs[key]?.phase == .waiting { return (key, nil) }
+            if s.jobs[key]?.phase == .waiting { return (key, nil, true) }
         }
         return nil
     }
