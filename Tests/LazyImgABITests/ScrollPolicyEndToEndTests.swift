@@ -91,9 +91,15 @@ final class ScrollPolicyEndToEndTests: XCTestCase {
             XCTAssertNil(created)
         }
         let host = try CHost()
+        XCTAssertEqual(host.setItems((0..<100).map { "http://127.0.0.1:9/\($0).jpg" }), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_set_visible_range(host.loader, 90, .max), LAZYIMG_OK)
         XCTAssertEqual(lazyimg_set_scroll_target(host.loader, .max, .max), LAZYIMG_OK, "clamped, not trapped")
+        for velocity in [Double.infinity, -.infinity, 1e308, -1e308, .leastNonzeroMagnitude] {
+            XCTAssertEqual(lazyimg_set_scroll_state(host.loader, LAZYIMG_SCROLL_DECELERATING, velocity), LAZYIMG_OK)
+        }
         XCTAssertEqual(lazyimg_set_scroll_target(host.loader, 0, 0), LAZYIMG_OK, "withdrawn")
         XCTAssertEqual(host.destroy(), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_set_scroll_target(nil, 1, 1), LAZYIMG_E_INVALID_ARGUMENT)
     }
 
     func testASlowScrollSpeedSetByTheHostLoadsWhileDragging() throws {
