@@ -109,7 +109,7 @@ sanitize: deps
 tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 \
 	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
-	    --filter 'LoaderPolicy|LoaderList|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool'
+	    --filter 'LoaderPolicy|LoaderList|LoaderScheduling|LandingEstimate|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|CurlTransferProgress|DecodePool'
 
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so

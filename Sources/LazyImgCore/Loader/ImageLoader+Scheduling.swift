@@ -99,7 +99,8 @@ extension ImageLoader {
         }
     }
 
-    /// The same for a large change, walking the jobs and the ledger instead of rows.
+    /// The same when there is no previous window to compare with (the first visible
+    /// range, a new list): walks the jobs and the ledger instead of rows.
     private func _releaseUnwanted(inJobs keys: [CacheKey], in s: inout LoaderState) {
         let window = s.window
         for key in keys {
