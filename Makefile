@@ -30,7 +30,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful bench-schedule memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -169,6 +169,16 @@ bench-screenful: deps
 	LAZYIMG_BENCH=1 $(SWIFT) test -c $(TEST_CONFIG) --skip-build --disable-swift-testing --filter ScreenfulBenchmark 2>&1 \
 	    | grep -v '^\(Test \|\[\|	 Executed\)'
 
+# What the scroll-aware scheduler costs per frame during replayed flings, whether
+# the resting rows are ready at rest, and calls with 200k requests waiting.
+bench-schedule:
+	$(MAKE) --no-print-directory CONFIG=release build
+	@mkdir -p build
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_schedule.c examples-c/image_server.c \
+	    -o build/bench_schedule -L$(RELEASE_BIN) \
+	    -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS) -lm
+	./build/bench_schedule
+
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
 # ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).
 bench-decode:
@@ -217,7 +227,7 @@ sanitize: deps
 tsan: deps
 	set -o pipefail; TSAN_OPTIONS=halt_on_error=1 \
 	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan --disable-swift-testing \
-	    --filter 'LoaderPolicy|LoaderRetry|LoaderList|LoaderPaging|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|DecodePool|FetchTests' \
+	    --filter 'LoaderPolicy|LoaderRetry|LoaderList|LoaderPaging|LoaderScheduling|LandingEstimate|EndToEnd|ABIContract|OutputOptions|CurlDataLoader|CurlTransferProgress|DecodePool|FetchTests' \
 	    2>&1 | $(DROP_GOLD_NOISE)
 
 # libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded

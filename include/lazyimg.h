@@ -416,7 +416,8 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     to stop or slow down within about half a second.
  * Starts while moving are paced (a burst of a screen plus
  * max_concurrent_downloads, then two screens a second) so a list shaken back
- * and forth cannot flood the server; at rest nothing is paced. A new touch
+ * and forth cannot flood the server; the resting rows of a fling, and
+ * everything at rest, are not paced. A new touch
  * (DRAGGING after another state), a reversal or IDLE voids the landing zone;
  * its downloads stop unless nearly done.
  * Errors: INVALID_ARGUMENT (NULL, unknown state, NaN velocity), SHUTDOWN. */

@@ -112,11 +112,26 @@ final class SchedulingWindowTests: XCTestCase {
         XCTAssertNil(set.last(in: 0..<Int.max))
     }
 
-    func testRangeSubtractionGivesTheRowsThatLeftAndEntered() {
-        XCTAssertEqual(RowRanges.subtracting([15..<25], from: [10..<20, 18..<30]), [10..<15, 25..<30])
-        XCTAssertEqual(RowRanges.subtracting([], from: [5..<8, 0..<6]), [0..<8])
-        XCTAssertEqual(RowRanges.subtracting([0..<100], from: [10..<20]), [])
-        XCTAssertEqual(RowRanges.subtracting([12..<14, 16..<17], from: [10..<20]), [10..<12, 14..<16, 17..<20])
+    func testTheRunsBetweenTwoWindowsAreTheRowsThatLeftAndEntered() {
+        func window(_ visible: Range<Int>?, landing: Range<Int> = 0..<0, ahead: Range<Int> = 0..<0) -> SchedulingWindow {
+            var window = SchedulingWindow()
+            window.visible = visible
+            window.landing = landing
+            window.ahead = ahead
+            return window
+        }
+        func runs(_ a: SchedulingWindow, notIn b: SchedulingWindow) -> [Range<Int>] {
+            var runs: [Range<Int>] = []
+            a.forEachRun(notIn: b) { runs.append($0) }
+            return runs
+        }
+        let old = window(10..<20, ahead: 18..<30)
+        let new = window(15..<25, landing: 40..<44, ahead: 25..<27)
+        XCTAssertEqual(runs(old, notIn: new), [10..<15, 27..<30], "left")
+        XCTAssertEqual(runs(new, notIn: old), [40..<44], "entered")
+        XCTAssertEqual(runs(window(0..<6, ahead: 5..<8), notIn: window(nil)), [0..<8], "all of it after no geometry")
+        XCTAssertEqual(runs(window(10..<20), notIn: window(0..<100)), [])
+        XCTAssertEqual(runs(window(10..<20), notIn: window(12..<14, landing: 16..<17)), [10..<12, 14..<16, 17..<20])
     }
 
     // MARK: The decay fit

@@ -74,6 +74,7 @@ extension ImageLoader {
     func _fetchedUnasked(_ key: CacheKey, row: Int, bytes: Int, in s: inout LoaderState) {
         if s.window.wants(row) {
             s.prefetch.fetched(key, row: row, bytes: bytes)
+            s.claimed.insert(row)
         } else {
             s.stats.prefetchWasted += 1
             s.stats.prefetchWasteBytes += UInt64(bytes)

@@ -5,7 +5,8 @@
 /// handled by comparing the new window with the last one, so a frame touches only
 /// the rows that entered or left it. Rows that entered go into `toStart`, the
 /// priority structure the pump asks for the most urgent row in each range of the
-/// start order.
+/// start order; of the rows that left, only those in `claimed` (rows with a
+/// ticket, a prefetch claim or an unseen prefetched image) are looked at.
 extension ImageLoader {
     /// After a change to the visible range, the scroll state or the target: cancel
     /// work for rows that left the window, note the rows that entered, start jobs.
@@ -16,24 +17,52 @@ extension ImageLoader {
         _askForPageIfNearEnd(in: &s)
         guard old != new else { return _pump(in: &s) }
         if old.visible == nil && new.visible != nil {
-            // The first geometry: every ticket so far is checked once.
+            // The first geometry: every ticket so far is checked once; what survives
+            // is in the window, hence in `toStart`, so the arrival order is done with.
             _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
+            s.arrivals = ArrivalQueue()
+            _reclaimRows(in: &s)
         } else {
-            let left = RowRanges.subtracting(new.wantedRanges, from: old.wantedRanges)
-            let leftRows = left.reduce(0) { $0 + $1.count }
-            // Walk whichever is shorter: the rows that left, or the work there is.
-            if leftRows <= 2 * s.jobs.count + 64 {
-                for range in left {
-                    for row in range { _rowLeft(row, in: &s) }
+            old.forEachRun(notIn: new) { left in
+                var from = left.lowerBound
+                while let row = s.claimed.first(in: from..<left.upperBound) {
+                    s.claimed.remove(row)
+                    _rowLeft(row, in: &s)
+                    from = row + 1
                 }
-            } else {
-                _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
             }
         }
-        for range in RowRanges.subtracting(old.wantedRanges, from: new.wantedRanges) {
-            s.toStart.insert(range)
-        }
+        _releaseStrays(in: &s)
+        new.forEachRun(notIn: old) { entered in s.toStart.insert(entered) }
         _pump(in: &s)
+    }
+
+    /// Tickets for rows the window did not want when they were asked for never
+    /// leave it: each view change ends those it still does not want.
+    private func _releaseStrays(in s: inout LoaderState) {
+        guard !s.strays.isEmpty else { return }
+        let window = s.window
+        for id in s.strays {
+            guard let ticket = s.tickets[id] else { continue }
+            if window.wants(ticket.row) {
+                s.claimed.insert(ticket.row)
+                s.toStart.insert(ticket.row)
+            } else {
+                _cancelTicket(id, in: &s)
+            }
+        }
+        s.strays.removeAll()
+    }
+
+    /// Rebuilds `claimed` from the jobs and the ledger, after a change that walked
+    /// all of them anyway.
+    private func _reclaimRows(in s: inout LoaderState) {
+        s.claimed.removeAll()
+        for job in s.jobs.values {
+            for row in job.tickets.values { s.claimed.insert(row) }
+            if let row = job.prefetchRow { s.claimed.insert(row) }
+        }
+        for row in s.prefetch.rows { s.claimed.insert(row) }
     }
 
     /// The list changed under the view: claims and queues are rebuilt from the new
@@ -52,6 +81,7 @@ extension ImageLoader {
             }
         }
         _releaseUnwanted(inJobs: Array(s.jobs.keys), in: &s)
+        _reclaimRows(in: &s)
         _pump(in: &s)
     }
 
@@ -59,7 +89,7 @@ extension ImageLoader {
     /// count a prefetched image never shown as waste.
     private func _rowLeft(_ row: Int, in s: inout LoaderState) {
         guard row < s.rows.count, let key = s.rows[row] else { return }
-        if let bytes = s.prefetch.abandon(key, row: row) {
+        if !s.prefetch.isEmpty, let bytes = s.prefetch.abandon(key, row: row) {
             s.stats.prefetchWasted += 1
             s.stats.prefetchWasteBytes += UInt64(bytes)
         }
@@ -71,7 +101,8 @@ extension ImageLoader {
         }
     }
 
-    /// The same for a large change, walking the jobs and the ledger instead of rows.
+    /// The same when there is no previous window to compare with (the first visible
+    /// range, a new list): walks the jobs and the ledger instead of rows.
     private func _releaseUnwanted(inJobs keys: [CacheKey], in s: inout LoaderState) {
         let window = s.window
         for key in keys {
@@ -96,22 +127,27 @@ extension ImageLoader {
         while s.downloading < configuration.maxConcurrentDownloads {
             // Back-pressure (ImageLoader+DecodeQueue): none while too much waits to decode.
             guard s.decodeQueuedBytes == 0 || s.decodeQueuedBytes < configuration.decodeQueueBytes else { return }
-            if moving && !s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads) {
-                return
-            }
-            guard let next = _nextToStart(now: now, in: &s) else { return }
-            if moving { s.starts.take() }
+            let mayPace = !moving
+                || s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads)
+            guard let next = _nextToStart(now: now, includingPaced: mayPace, in: &s) else { return }
+            if moving && next.isPaced { s.starts.take() }
             _startDownload(next.key, row: next.row, in: &s)
         }
     }
 
     /// The most urgent row with work to start, its job made if the prefetcher is the
     /// first to want it. Rows found to need nothing leave `toStart` on the way.
-    private func _nextToStart(now: Int64, in s: inout LoaderState) -> (key: CacheKey, row: Int?)? {
-        for query in s.window.startOrder where !query.isPrefetch || s.prefetch.allowsPrefetch {
+    private func _nextToStart(now: Int64, includingPaced: Bool, in s: inout LoaderState)
+        -> (key: CacheKey, row: Int?, isPaced: Bool)?
+    {
+        var index = 0
+        while let query = s.window.query(at: index) {
+            index += 1
+            if query.isPrefetch && !s.prefetch.allowsPrefetch { continue }
+            if query.isPaced && !includingPaced { continue }
             while let row = query.ascending ? s.toStart.first(in: query.rows) : s.toStart.last(in: query.rows) {
                 s.toStart.remove(row)
-                if let key = _startableKey(forRow: row, now: now, in: &s) { return (key, row) }
+                if let key = _startableKey(forRow: row, now: now, in: &s) { return (key, row, query.isPaced) }
             }
         }
         // Requests the geometry does not cover (before the first visible range, or for
@@ -121,7 +157,7 @@ extension ImageLoader {
             // A job waiting out a retry or its host's pause leaves the queue; the retry
             // timer queues it again when it is due.
             if let job = s.jobs[key], job.phase == .waiting, job.mayStart(now: now, hosts: s.hostBackoff) {
-                return (key, nil)
+                return (key, nil, true)
             }
         }
         return nil
@@ -132,7 +168,10 @@ extension ImageLoader {
         if let job = s.jobs[key] {
             guard job.phase == .waiting, job.mayStart(now: now, hosts: s.hostBackoff) else { return nil }
             // A row in the window is the loader's to load, whoever asked first.
-            if job.prefetchRow == nil { s.jobs[key]?.prefetchRow = row }
+            if job.prefetchRow == nil {
+                s.jobs[key]?.prefetchRow = row
+                s.claimed.insert(row)
+            }
             return key
         }
         guard s.cache.peek(key) == nil, key.isLoadable(allowingFiles: configuration.allowFileURLs),
@@ -142,6 +181,7 @@ extension ImageLoader {
         var job = Job(id: s.makeID(), key: key)
         job.prefetchRow = row
         s.jobs[key] = job
+        s.claimed.insert(row)
         return key
     }
 

@@ -162,10 +162,19 @@ public final class ImageLoader: Sendable {
                 s.jobs[key] = Job(id: s.makeID(), key: key)
             }
             s.jobs[key]?.tickets[ticket] = row
+            if s.window.visible != nil { s.claimed.insert(row) }
             if s.jobs[key]?.phase == .waiting {
-                if s.window.visible != nil && s.window.wants(row) { s.toStart.insert(row) } else { s.arrivals.append(key) }
+                if s.window.visible == nil {
+                    s.arrivals.append(key)
+                } else if s.window.wants(row) {
+                    s.toStart.insert(row)
+                } else {
+                    s.arrivals.append(key)
+                    s.strays.append(ticket)
+                }
+                // Held by the motion: nothing can start, so there is nothing to pump.
+                if !s.window.holds(row) { _pump(in: &s) }
             }
-            _pump(in: &s)
             if s.jobs[key]?.phase == .waiting && s.window.holds(row) {
                 s.stats.deferred += 1
                 return .deferred(ticket)

@@ -11,6 +11,12 @@ struct LoaderState {
     var toStart = RowSet()
     /// Requests the window does not rank, in the order they came.
     var arrivals = ArrivalQueue()
+    /// Rows that may have work to end when they leave the window: a ticket, a
+    /// prefetch claim or an unseen prefetched image (stale rows are dropped when
+    /// looked at).
+    var claimed = RowSet()
+    /// Tickets asked for rows outside the window, checked at the next view change.
+    var strays: [UInt64] = []
     var prefetch: PrefetchLedger
     var starts = StartRateLimiter()
     var failures: FailureRecords

@@ -17,6 +17,9 @@ struct PrefetchLedger {
 
     var isEmpty: Bool { unseen.isEmpty }
 
+    /// The rows the unseen images were fetched for.
+    var rows: [Int] { unseen.values.map(\.row) }
+
     mutating func fetched(_ key: CacheKey, row: Int, bytes: Int) {
         if let old = unseen.updateValue((row, bytes), forKey: key) { unseenBytes -= old.bytes }
         unseenBytes += bytes

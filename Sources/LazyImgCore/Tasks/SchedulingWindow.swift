@@ -69,27 +69,78 @@ struct SchedulingWindow: Equatable {
         let rows: Range<Int>
         let ascending: Bool
         /// Prefetch in the narrow sense, which the waste budget may stop.
-        let isPrefetch: Bool
+        var isPrefetch = false
+        /// Starts paced while the list moves (see `StartRateLimiter`): all but the
+        /// rows where the list will rest, which a fling has only one chance to load.
+        var isPaced = true
     }
 
-    /// Where to look for the next row to start, most urgent first. Rows are started
-    /// in the direction of travel from the edge the list approaches, so the first
-    /// images to show are the first to arrive.
-    var startOrder: [Query] {
-        guard let visible else { return [] }
+    /// The `index`th place to look for the next row to start, most urgent first;
+    /// nil past the last. Rows are started in the direction of travel from the edge
+    /// the list approaches, so the first images to show are the first to arrive.
+    /// (Indexed rather than an array: the pump runs on every call, and an array
+    /// would be allocated each time.)
+    func query(at index: Int) -> Query? {
+        guard let visible else { return nil }
         let forward = direction == .forward
-        switch motion {
-        case .flying:
-            return []
-        case .landing:
-            return [Query(rows: visible.clamped(to: landing), ascending: true, isPrefetch: false),
-                    Query(rows: rest, ascending: true, isPrefetch: false),
-                    Query(rows: landing, ascending: forward, isPrefetch: false)]
-        case .settled:
-            return [Query(rows: visible, ascending: true, isPrefetch: false),
-                    Query(rows: rest, ascending: true, isPrefetch: false),
-                    Query(rows: landing, ascending: forward, isPrefetch: false),
-                    Query(rows: ahead, ascending: forward, isPrefetch: true)]
+        switch (motion, index) {
+        case (.landing, 0): return Query(rows: visible.clamped(to: landing), ascending: true)
+        case (.landing, 1), (.settled, 1): return Query(rows: rest, ascending: true, isPaced: false)
+        case (.landing, 2), (.settled, 2): return Query(rows: landing, ascending: forward)
+        case (.settled, 0): return Query(rows: visible, ascending: true)
+        case (.settled, 3): return Query(rows: ahead, ascending: forward, isPrefetch: true)
+        default: return nil
+        }
+    }
+
+    /// Whether `row` lies in one of the wanted ranges (false before the first
+    /// visible range, when there are none).
+    private func covers(_ row: Int) -> Bool {
+        guard let visible else { return false }
+        return visible.contains(row) || landing.contains(row) || ahead.contains(row)
+    }
+
+    /// Calls `body` with each run of rows this window wants and `other` does not,
+    /// in ascending order: with `other` the previous window, the rows that entered;
+    /// the other way round, the rows that left. Sweeps the at most twelve range
+    /// ends in a stack buffer, as this runs on every frame.
+    func forEachRun(notIn other: SchedulingWindow, _ body: (Range<Int>) -> Void) {
+        guard let visible else { return }
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 12) { ends in
+            var count = 0
+            func add(_ range: Range<Int>) {
+                guard !range.isEmpty else { return }
+                ends[count] = range.lowerBound
+                ends[count + 1] = range.upperBound
+                count += 2
+            }
+            add(visible)
+            add(landing)
+            add(ahead)
+            if let otherVisible = other.visible {
+                add(otherVisible)
+                add(other.landing)
+                add(other.ahead)
+            }
+            // Insertion sort: twelve values at most.
+            for i in 1..<max(1, count) {
+                var j = i
+                while j > 0 && ends[j - 1] > ends[j] {
+                    ends.swapAt(j - 1, j)
+                    j -= 1
+                }
+            }
+            var run: Range<Int>?
+            for i in 0..<max(0, count - 1) where ends[i] < ends[i + 1] {
+                // Between two consecutive ends, membership is the same for every row.
+                if covers(ends[i]) && !other.covers(ends[i]) {
+                    run = (run?.lowerBound ?? ends[i])..<ends[i + 1]
+                } else if let done = run {
+                    body(done)
+                    run = nil
+                }
+            }
+            if let run { body(run) }
         }
     }
 

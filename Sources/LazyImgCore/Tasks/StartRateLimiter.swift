@@ -1,7 +1,9 @@
 /// Paces download starts while the list moves, so a finger that flicks back and
-/// forth cannot turn each reversal into a burst of starts and cancels on the server.
+/// forth cannot turn each reversal into a burst of starts and cancels on the
+/// server. The rows where a fling will rest are not paced: the landing zone is
+/// started once per fling, and pacing it would leave the list to rest on blanks.
 ///
-/// A token bucket: each start while moving takes a token; tokens come back at
+/// A token bucket: each paced start while moving takes a token; tokens come back at
 /// `perSecond`, up to `burst`. Steady scrolling never runs out (the rates are twice
 /// a screen per second, more than a list slower than the slow-scroll speed needs);
 /// only repeated reversals, which re-aim the prefetch window each time, do. At rest

@@ -20,6 +20,9 @@ public struct ViewState: Sendable {
     public let slowRowsPerSecond: Double
 
     private var deceleration = DecelerationFit()
+    /// The fit's answer for the samples so far, computed once per sample rather than
+    /// on every change of the view.
+    private var decelerationRemainder: DecelerationFit.Remainder?
     /// The speed at which the last deceleration ended: where this one will end too.
     private var stopSpeed: Double = 0
     private var lastDecelerating: (milliseconds: Int64, speed: Double)?
@@ -68,6 +71,13 @@ public struct ViewState: Sendable {
         }
         scroll = state
         self.velocity = velocity
+        decelerationRemainder = state == .decelerating
+            ? deceleration.remainder(stopSpeed: stopSpeed, dueSpeed: max(stopSpeed, slowSpeed)) : nil
+    }
+
+    /// Below this speed the list loads as if at rest.
+    private var slowSpeed: Double {
+        slowRowsPerSecond > 0 ? slowRowsPerSecond : Double(max(1, visible?.count ?? 0))
     }
 
     /// The host's prediction of the resting rows; an empty range withdraws it.
@@ -80,6 +90,7 @@ public struct ViewState: Sendable {
         guard new != direction else { return }
         direction = new
         deceleration.reset()
+        decelerationRemainder = nil
         target = nil
     }
 
@@ -106,14 +117,13 @@ public struct ViewState: Sendable {
         case .backward: window.ahead = (max(0, visible.lowerBound - length)..<visible.lowerBound).clamped(to: all)
         }
 
-        let slow = slowRowsPerSecond > 0 ? slowRowsPerSecond : Double(screen)
-        if let rest = restingRows(from: visible, screen: screen, slow: slow) {
+        if let rest = restingRows(from: visible, screen: screen) {
             window.rest = rest.rows.clamped(to: all)
             window.landing = (max(0, rest.rows.lowerBound - rest.margin)
                 ..< rest.rows.upperBound.addingClamped(rest.margin)).clamped(to: all)
         }
 
-        if scroll == .idle || speed < slow {
+        if scroll == .idle || speed < slowSpeed {
             window.motion = .settled
         } else {
             window.motion = window.landing.isEmpty ? .flying : .landing
@@ -123,7 +133,7 @@ public struct ViewState: Sendable {
 
     /// Where the list will rest and the margin around it: the host's target at once,
     /// else the fitted deceleration once the rest is due within the lead time.
-    private func restingRows(from visible: Range<Int>, screen: Int, slow: Double)
+    private func restingRows(from visible: Range<Int>, screen: Int)
         -> (rows: Range<Int>, margin: Int)?
     {
         let last = max(0, rowCount - screen)
@@ -131,8 +141,7 @@ public struct ViewState: Sendable {
             let first = min(target.lowerBound, last)
             return (first..<first.addingClamped(target.count), max(1, screen / 4))
         }
-        guard scroll == .decelerating,
-              let remainder = deceleration.remainder(stopSpeed: stopSpeed, dueSpeed: max(stopSpeed, slow)),
+        guard scroll == .decelerating, let remainder = decelerationRemainder,
               remainder.seconds <= Self.landingLeadSeconds else { return nil }
         let rows = Int(clamping: remainder.rows.rounded())
         let first = direction == .forward ? min(visible.lowerBound.addingClamped(rows), last)
