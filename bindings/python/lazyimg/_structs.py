@@ -20,6 +20,9 @@ class EventStruct(ctypes.Structure):
         ("image", ctypes.c_void_p),
         # Since 0.2.0:
         ("message", ctypes.c_char_p),
+        # Since 0.3.0:
+        ("data", ctypes.c_void_p),
+        ("data_size", ctypes.c_size_t),
     ]
 
 
@@ -47,6 +50,15 @@ class ConfigStruct(ctypes.Structure):
         ("fit", ctypes.c_int),
         ("pixel_format", ctypes.c_int),
         ("output", ctypes.c_int),
+        # Since 0.3.0:
+        ("slow_scroll_rows_per_second", ctypes.c_double),
+        ("prefetch_waste_bytes", ctypes.c_uint64),
+        ("max_host_connections", ctypes.c_uint32),
+        ("allow_file_urls", ctypes.c_int32),
+        ("http_headers_origins", ctypes.POINTER(ctypes.c_char_p)),
+        ("proxy", ctypes.c_char_p),
+        ("ca_file", ctypes.c_char_p),
+        ("decode_queue_bytes", ctypes.c_uint64),
     ]
 
 
@@ -57,6 +69,8 @@ class StatsStruct(ctypes.Structure):
             "downloads_cancelled", "downloads_failed", "deferred", "bytes_downloaded",
             "images_decoded", "events_delivered", "memory_cache_bytes",
             "memory_cache_count", "in_flight",
+            # Since 0.3.0:
+            "prefetch_hits", "prefetch_wasted", "prefetch_waste_bytes", "downloads_retried",
         )
     ]
 

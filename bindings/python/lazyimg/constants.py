@@ -35,6 +35,8 @@ class Status(enum.IntEnum):
     E_MISUSE = -12
     E_SHUTDOWN = -13
     E_NO_IMAGE = -14
+    # Since 0.3.0:
+    E_TLS = -15
 
 
 class ScrollState(enum.IntEnum):
@@ -75,6 +77,8 @@ class EventType(enum.IntEnum):
     IMAGE = 1
     FAILED = 2
     NEED_PAGE = 3
+    # Since 0.3.0:
+    DATA = 4
 
 
 class Source(enum.IntEnum):

@@ -1,6 +1,8 @@
 """Loader: one lazyimg_loader, its methods mirroring the C API."""
 import ctypes
 import enum
+import operator
+import os
 import threading
 import warnings
 import weakref
@@ -44,9 +46,13 @@ def _config(options):
     for name, value in options.items():
         if name not in settable:
             raise TypeError(f"unknown lazyimg_config field {name!r}; known: {', '.join(sorted(settable))}")
-        if name == "user_agent" and value is not None:
-            value = _bytes(value)
-        elif name == "http_headers" and value is not None:
+        if value is None:
+            pass
+        elif name in _TEXT_FIELDS:
+            value = _TEXT_FIELDS[name](value)
+        elif name in _TEXT_LIST_FIELDS:
+            if isinstance(value, (str, bytes)):
+                raise TypeError(f"{name} is a list of strings, not one string")
             lines = [_bytes(line) for line in value] + [None]
             value = (ctypes.c_char_p * len(lines))(*lines)
             keep.append(value)
@@ -60,6 +66,13 @@ def _bytes(text):
     """URLs and header lines cross as bytes, matched byte for byte: str is
     encoded as UTF-8, bytes pass untouched."""
     return text if isinstance(text, bytes) else str(text).encode("utf-8")
+
+
+# const char * fields of lazyimg_config and how a value becomes their bytes (a
+# CA file is a path: str, bytes or os.PathLike, in the file system's encoding).
+_TEXT_FIELDS = {"user_agent": _bytes, "proxy": _bytes, "ca_file": os.fsencode}
+# Its NULL-terminated const char *const * fields, given as lists of str or bytes.
+_TEXT_LIST_FIELDS = ("http_headers", "http_headers_origins")
 
 
 def _deliver(loader_ref, _user_data, c_event):
@@ -85,9 +98,12 @@ class Loader:
 
     Config fields are keyword arguments named as in lazyimg_config
     (target_width=64, delivery=Delivery.THREAD, http_headers=["A: b"], ...);
-    an unknown name raises TypeError. Without on_event, events are collected
-    and dispatch() returns them as Event objects; with on_event(event) each is
-    also passed to it (in THREAD delivery, on the library's delivery thread).
+    an unknown name raises TypeError; string lists (http_headers,
+    http_headers_origins) are lists of str or bytes. Without on_event, events
+    are collected and dispatch() returns them as Event objects: IMAGE or
+    FAILED for request() tickets, DATA or FAILED for fetch() tickets,
+    NEED_PAGE after set_paging(). With on_event(event) each is also passed to
+    it (in THREAD delivery, on the library's delivery thread).
     An exception raised by on_event is re-raised from the next dispatch(),
     wait() or close(). Negative statuses raise LazyImgError."""
 
@@ -172,10 +188,33 @@ class Loader:
     # -------------------------------------------------------- view state
 
     def set_visible_range(self, first, count):
-        check(lib.lazyimg_set_visible_range(self._h(), first, count))
+        check(lib.lazyimg_set_visible_range(self._h(), _rows(first, "first"), _rows(count, "count")))
 
     def set_scroll_state(self, state, velocity_rows_per_second=0.0):
         check(lib.lazyimg_set_scroll_state(self._h(), int(state), float(velocity_rows_per_second)))
+
+    def set_scroll_target(self, first, count):
+        """lazyimg_set_scroll_target: rows first .. first+count-1 will be on
+        screen when the list rests (the toolkit's prediction); they start
+        loading even while the list flies. count 0 withdraws the target."""
+        check(lib.lazyimg_set_scroll_target(self._h(), _rows(first, "first"), _rows(count, "count")))
+
+    # ------------------------------------------------ paged lists and feeds
+
+    def set_paging(self, distance_rows, has_more):
+        """lazyimg_set_paging: one NEED_PAGE event (row = the row count) when
+        the visible range comes within distance_rows of the end while
+        has_more; append_items (or another set_paging call) re-arms it."""
+        check(lib.lazyimg_set_paging(self._h(), _rows(distance_rows, "distance_rows"), 1 if has_more else 0))
+
+    def fetch(self, url):
+        """lazyimg_fetch: downloads url (a feed page, any data) through the
+        loader's network stack and returns its ticket. One event follows:
+        DATA with the body as Event.data (bytes), or FAILED. cancel() works
+        on the ticket."""
+        ticket = ctypes.c_uint64()
+        check(lib.lazyimg_fetch(self._h(), _bytes(url), ctypes.byref(ticket)))
+        return ticket.value
 
     # -------------------------------------------------------------- rows
 
@@ -249,6 +288,15 @@ class Loader:
 
     def trim_memory(self, level):
         lib.lazyimg_trim_memory(self._h(), int(level))
+
+
+def _rows(value, name):
+    """A row index or count for a size_t parameter: ctypes would wrap a
+    negative int to a huge row without a word."""
+    value = operator.index(value)
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, got {value}")
+    return value
 
 
 def _url_array(urls):

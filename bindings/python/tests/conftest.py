@@ -7,6 +7,7 @@ import http.server
 import os
 import sys
 import threading
+import urllib.parse
 
 import pytest
 
@@ -20,9 +21,21 @@ GREEN = (0, 255, 0, 255)
 HALF_BLUE = (0, 0, 255, 128)
 
 
+class QuietHTTPServer(http.server.ThreadingHTTPServer):
+    """Says nothing when a client hangs up mid-response: the loader does that
+    whenever it cancels a download."""
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class ImageServer:
     """Serves `files` (path -> bytes); anything else is 404. /slow/... paths
-    answer only once `release` is set. Records each request's headers."""
+    answer only once `release` is set. Records each request's headers and
+    client port (one per connection). As a proxy too: a request for an
+    absolute URL (http://any.host/red.png) is recorded in `proxied` and
+    answered from `files` by its path."""
 
     def __init__(self):
         self.files = {
@@ -31,11 +44,15 @@ class ImageServer:
             "/blue.png": png(10, 10, HALF_BLUE),
             "/corrupt.png": png(16, 16, RED)[:60],
             "/text.txt": b"not an image at all, just some text" * 4,
+            "/feed.json": b'{"page": 2, "images": ["/red.png", "/green.png"]}',
+            "/empty": b"",
         }
         for n in range(8):
             self.files[f"/slow/{n}.png"] = png(8, 8, GREEN)
         self.release = threading.Event()
         self.headers = []
+        self.client_ports = []
+        self.proxied = []
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -43,9 +60,14 @@ class ImageServer:
 
             def do_GET(self):
                 server.headers.append(dict(self.headers))
-                if self.path.startswith("/slow/"):
+                server.client_ports.append(self.client_address[1])
+                path = self.path
+                if not path.startswith("/"):
+                    server.proxied.append(path)
+                    path = urllib.parse.urlsplit(path).path
+                if path.startswith("/slow/"):
                     server.release.wait()
-                body = server.files.get(self.path)
+                body = server.files.get(path)
                 self.send_response(200 if body is not None else 404)
                 body = body if body is not None else b"not found"
                 self.send_header("Content-Length", str(len(body)))
@@ -55,7 +77,7 @@ class ImageServer:
             def log_message(self, *args):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = QuietHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()

@@ -22,12 +22,16 @@ def test_awaited_requests_resolve_from_the_loops_reader(server):
     assert "404" in missing.message
 
 
-def test_cancelling_the_awaiting_task_cancels_the_ticket(server):
+@pytest.mark.parametrize("awaiting", ["image", "fetch"])
+def test_cancelling_the_awaiting_task_cancels_the_ticket(server, awaiting):
     async def main():
         cancelled = asyncio.get_running_loop().create_future()
         async with AsyncLoader(on_event=cancelled.set_result) as loader:
             loader.set_items([server.url("/slow/0.png")])
-            task = asyncio.ensure_future(loader.image(0))
+            if awaiting == "image":
+                task = asyncio.ensure_future(loader.image(0))
+            else:
+                task = asyncio.ensure_future(loader.fetch(server.url("/slow/1.png")))
             await asyncio.sleep(0)  # one loop turn: the task sends its request
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -47,3 +51,16 @@ def test_async_loader_needs_host_delivery():
 
     with pytest.raises(ValueError, match="HOST"):
         asyncio.run(main())
+
+
+def test_awaited_fetch_returns_the_body_and_raises_for_failures(server):
+    async def main():
+        async with AsyncLoader() as loader:
+            return await asyncio.gather(loader.fetch(server.url("/feed.json")),
+                                        loader.fetch(server.url("/missing.json")),
+                                        return_exceptions=True)
+
+    feed, missing = asyncio.run(asyncio.wait_for(main(), 60))
+    assert feed == server.files["/feed.json"]
+    assert isinstance(missing, LazyImgError) and missing.status == Status.E_HTTP
+

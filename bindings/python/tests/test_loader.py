@@ -9,25 +9,7 @@ import lazyimg
 from lazyimg import Delivery, EventType, Fit, LazyImgError, Loader, Output, PixelFormat, Status
 from lazyimg._library import lib
 from conftest import GREEN, HALF_BLUE, RED
-
-WAIT_MS = 30000
-
-
-def load(loader, rows):
-    """Requests `rows` and dispatches until each ticket had its event; returns
-    {row: Event}, memory hits as None-free Events are not expected here."""
-    tickets = {}
-    for row in rows:
-        result = loader.request(row)
-        assert result.status in (Status.PENDING, Status.DEFERRED), result
-        tickets[result.ticket] = row
-    events = {}
-    while len(events) < len(tickets):
-        assert loader.wait(WAIT_MS), "no event within 30 s"
-        for event in loader.dispatch():
-            assert tickets[event.ticket] == event.row
-            events[event.row] = event
-    return events
+from waiting import WAIT_MS, load
 
 
 def test_version_is_the_headers():

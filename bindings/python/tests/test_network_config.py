@@ -1,0 +1,83 @@
+"""The 0.3 network settings of lazyimg_config, passed as Loader keywords, act
+on the loopback server."""
+import pytest
+
+from lazyimg import EventType, LazyImgError, Loader, Status
+from waiting import events_for, load
+
+
+def file_url(path):
+    return "file://" + str(path)
+
+
+def test_file_urls_are_refused_unless_allowed(server, tmp_path):
+    picture = tmp_path / "green.png"
+    picture.write_bytes(server.files["/green.png"])
+    with Loader() as loader:  # allow_file_urls = 0 by default
+        loader.set_items([file_url(picture)])
+        with pytest.raises(LazyImgError) as raised:
+            loader.request(0)
+        assert raised.value.status == Status.E_BAD_URL
+        with pytest.raises(LazyImgError) as raised:
+            loader.fetch(file_url(picture))
+        assert raised.value.status == Status.E_BAD_URL
+    with Loader(allow_file_urls=1) as loader:
+        loader.set_items([file_url(picture)])
+        assert load(loader, [0])[0].image.size == (16, 16)
+    with pytest.raises(LazyImgError) as raised:
+        Loader(allow_file_urls=2)
+    assert raised.value.status == Status.E_INVALID_ARGUMENT
+
+
+def test_max_host_connections_one_carries_every_download_on_one_connection(server):
+    with Loader(max_host_connections=1) as loader:
+        loader.set_items([server.url(path) for path in ("/red.png", "/green.png", "/blue.png", "/missing.png")])
+        events = load(loader, range(4))
+        assert [events[row].type for row in range(4)] == [EventType.IMAGE] * 3 + [EventType.FAILED]
+    assert len(server.client_ports) == 4 and len(set(server.client_ports)) == 1
+    with pytest.raises(LazyImgError) as raised:
+        Loader(max_host_connections=65)
+    assert raised.value.status == Status.E_INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("origins, sent", [(None, True), (["http://elsewhere.example"], False), ("own", True)])
+def test_http_headers_go_only_to_the_named_origins(server, origins, sent):
+    if origins == "own":
+        origins = [server.url("").encode()]  # bytes are accepted as well as str
+    with Loader(http_headers=["X-Test: yes"], http_headers_origins=origins) as loader:
+        loader.set_items([server.url("/green.png")])
+        assert load(loader, [0])[0].ok
+    assert ("X-Test" in server.headers[0]) == sent
+
+
+def test_a_malformed_origin_or_a_single_string_is_refused():
+    with pytest.raises(LazyImgError) as raised:
+        Loader(http_headers=["X-Test: yes"], http_headers_origins=["not an origin"])
+    assert raised.value.status == Status.E_INVALID_ARGUMENT
+    with pytest.raises(TypeError, match="list"):
+        Loader(http_headers_origins="http://127.0.0.1")
+
+
+def test_proxy_carries_the_requests(server):
+    with Loader(proxy=server.url("")) as loader:
+        url = "http://images.example.invalid/green.png"
+        loader.set_items([url])
+        assert load(loader, [0])[0].image.size == (16, 16)
+        ticket = loader.fetch("http://feeds.example.invalid/feed.json")
+        assert events_for(loader, [ticket])[ticket].data == server.files["/feed.json"]
+    assert server.proxied == [url, "http://feeds.example.invalid/feed.json"]
+
+
+def test_an_unreadable_ca_file_is_refused_at_create(tmp_path):
+    with pytest.raises(LazyImgError) as raised:
+        Loader(ca_file=tmp_path / "missing.pem")  # a path object is accepted
+    assert raised.value.status == Status.E_INVALID_ARGUMENT
+
+
+def test_budgets_are_accepted_and_get_stats_has_the_new_counters(server):
+    with Loader(prefetch_waste_bytes=1 << 20, decode_queue_bytes=1 << 20) as loader:
+        loader.set_items([server.url("/green.png")])
+        assert load(loader, [0])[0].ok
+        stats = loader.get_stats()
+        assert stats.downloads_started == 1 and stats.downloads_retried == 0
+        assert (stats.prefetch_hits, stats.prefetch_wasted, stats.prefetch_waste_bytes) == (0, 0, 0)

@@ -1,0 +1,31 @@
+"""Waiting for a loader's events the way a host does (lazyimg_wait, then
+dispatch), never with sleeps."""
+from lazyimg import Status
+
+WAIT_MS = 30000
+
+
+def events_for(loader, tickets):
+    """Dispatches until each of `tickets` had its event; returns {ticket: Event}."""
+    tickets = set(tickets)
+    events = {}
+    while len(events) < len(tickets):
+        assert loader.wait(WAIT_MS), "no event within 30 s"
+        for event in loader.dispatch():
+            assert event.ticket in tickets, event
+            events[event.ticket] = event
+    return events
+
+
+def load(loader, rows):
+    """Requests `rows` (none may be in memory) and dispatches until each
+    ticket had its event; returns {row: Event}."""
+    tickets = {}
+    for row in rows:
+        result = loader.request(row)
+        assert result.status in (Status.PENDING, Status.DEFERRED), result
+        tickets[result.ticket] = row
+    events = events_for(loader, tickets)
+    for ticket, event in events.items():
+        assert tickets[ticket] == event.row
+    return {event.row: event for event in events.values()}
