@@ -84,6 +84,26 @@ memcheck: demo-bin
 	scripts/memcheck.sh $(BIN) ./build/demo
 	scripts/memcheck.sh $(BIN) ./build/formats
 
+# The C programs under AddressSanitizer with leak checking: the library built with
+# --sanitize=address, the programs by the Swift toolchain's clang so that both use
+# its one ASan runtime (gcc's libasan would be a second, conflicting one). Runs
+# beside memcheck: valgrind also sees reads of uninitialised memory.
+.PHONY: asan-c
+ASAN_BIN = $(CURDIR)/.build/asan/debug
+ASAN_CC = $(dir $(shell command -v $(SWIFT)))clang
+asan-c: deps
+	$(SWIFT) build --sanitize=address --scratch-path .build/asan --product lazyimg
+	ln -sf liblazyimg.so $(ASAN_BIN)/liblazyimg.so.0
+	@mkdir -p build
+	for program in demo formats; do \
+	    $(ASAN_CC) -std=c99 $(STRICT) -g -fsanitize=address -Iinclude -Iexamples-c examples-c/$$program.c \
+	        examples-c/image_server.c -o build/$$program-asan -L$(ASAN_BIN) -Wl,-rpath,$(ASAN_BIN) -llazyimg \
+	        $(SERVER_LIBS) 2>build/$$program-asan.log || { cat build/$$program-asan.log; exit 1; }; \
+	    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+	        ./build/$$program-asan >/dev/null || exit 1; \
+	    echo "asan-c: no invalid access, no leak: build/$$program-asan"; \
+	done
+
 # The corpus tests (PngSuite, png-corrupt/, bad/, ...) again under AddressSanitizer,
 # built into their own scratch path: an invalid access aborts the run, and any leak
 # LeakSanitizer finds fails it, except the Swift runtime's and XCTest's own blocks
@@ -118,7 +138,7 @@ check-symbols: build
 
 # XCTests first (a failure stops here), then the C-side checks and the corpus sweep
 # under AddressSanitizer, the threaded tests under ThreadSanitizer, counted.
-C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck sanitize tsan fuzz
+C_CHECKS := check-header-c check-header-cxx check-symbols run-demo run-formats memcheck asan-c sanitize tsan fuzz
 # The last line counts everything: XCTests (executed less skipped) and C checks.
 test: deps
 	$(SWIFT) build -c $(CONFIG) --build-tests
