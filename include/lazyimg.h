@@ -73,7 +73,8 @@ typedef enum lazyimg_status {
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
                                         decodes */
-    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels */
+    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels,
+                                        or an interlaced PNG over 16 Mpx */
     LAZYIMG_E_IO = -9,               /* a local file or descriptor failed */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
     LAZYIMG_E_NO_MEMORY = -11,       /* an allocation failed */

@@ -45,3 +45,26 @@ final class DecodingPeakMemoryTests: XCTestCase {
         XCTAssertLessThan(growth, 8 << 20)
     }
 }
+
+extension DecodingPeakMemoryTests {
+    /// An 8x8 PNG whose header is patched to claim `width` x `height` (and interlacing
+    /// as asked); its pixel data is then far too short.
+    private func pngClaiming(width: UInt32, height: UInt32, interlaced: Bool) -> [UInt8] {
+        var png = makePNG(width: 8, height: 8, interlaced: interlaced)
+        // Signature (8), IHDR length (4), "IHDR" (4), width (4), height (4), ..., CRC at 29.
+        png.replaceSubrange(16..<20, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: width >> $0) })
+        png.replaceSubrange(20..<24, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: height >> $0) })
+        let crc = pngCRC(png[12..<29])
+        png.replaceSubrange(29..<33, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> $0) })
+        return png
+    }
+
+    func testInterlacedPNGsPast16MegapixelsAreRefusedBeforeAnyBuffer() {
+        // 5000 x 4000 = 20 Mpx, under max_pixels: streamed when not interlaced (and
+        // here cut short), refused when interlaced, since Adam7 needs the whole image.
+        DecodingTestHelpers.assertDecodeThrows(.tooLarge, pngClaiming(width: 5000, height: 4000, interlaced: true))
+        DecodingTestHelpers.assertDecodeThrows(.decode, pngClaiming(width: 5000, height: 4000, interlaced: false))
+        DecodingTestHelpers.assertDecodeThrows(.decode, pngClaiming(width: 4000, height: 4000, interlaced: true),
+                                               "16 Mpx is allowed: decoded whole, then cut short")
+    }
+}
