@@ -74,8 +74,11 @@ typedef enum lazyimg_status {
     LAZYIMG_E_NETWORK = -4,          /* connect, DNS, reset or timeout (TLS: -15) */
     LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
-    LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format this build decodes */
-    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels */
+    LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
+                                        such as lossless JPEG) this build
+                                        decodes */
+    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels,
+                                        or an interlaced PNG over 16 Mpx */
     LAZYIMG_E_IO = -9,               /* a local file or descriptor failed, or a
                                         file:// URL is not a regular file */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */

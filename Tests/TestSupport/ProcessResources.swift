@@ -3,6 +3,10 @@ import Glibc
 /// This process's resident memory and open file descriptors, for tests that check a
 /// piece of code gives back what it takes. Other threads of the process count too.
 public enum ProcessResources {
+    /// Set by `make tsan` (LAZYIMG_TSAN=1): memory figures then describe the sanitizer's
+    /// allocator and shadow memory, not the code under test.
+    public static var underThreadSanitizer: Bool { getenv("LAZYIMG_TSAN") != nil }
+
     /// Resident memory now (VmRSS), in bytes; nil when /proc is unreadable.
     public static var residentBytes: Int? { statusField("VmRSS:") }
 

@@ -17,8 +17,9 @@ public final class DecodedImage: Sendable {
     /// The layout of each 4-byte pixel.
     public let format: PixelFormat
     /// Whether the file holds more frames than this one (an animated GIF or WebP);
-    /// the pixels are always the first frame.
-    public let isAnimated: Bool
+    /// the pixels are always the first frame. Written only by the decoder that made
+    /// the image (GIF learns it after drawing the frame), before it is shared.
+    nonisolated(unsafe) public internal(set) var isAnimated: Bool
     /// The pixels, or an encoded image's file bytes. Written only by whoever made the
     /// image, before it is shared.
     nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer

@@ -46,17 +46,30 @@ public struct GIFDecoder: ImageDecoding {
         guard canvasWidth * canvasHeight <= limits.maxPixels else { throw .tooLarge }
         let colours = try palette(frame.ColorMap ?? gif.pointee.SColorMap, transparentIndex: transparentIndex)
 
-        guard let canvas = DecodedImage(width: canvasWidth, height: canvasHeight, sourceWidth: canvasWidth,
-                                        sourceHeight: canvasHeight)
-        else { throw .tooLarge }  // DecodedImage refuses only absurd sizes
-        try drawFrame(gif, into: canvas.pixels, stride: canvas.stride, canvasWidth: canvasWidth,
-                      canvasHeight: canvasHeight, colours: colours)
-        // Known only once the frame's data is consumed, hence the canvas comes first.
-        let isAnimated = Self.anotherImageFollows(gif)
         let geometry = OutputGeometry(displayedWidth: canvasWidth, height: canvasHeight, orientation: .up, options: options)
-        return try DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: canvasWidth,
-                                       sourceHeight: canvasHeight, isAnimated: isAnimated)
-            .finish(canvas)
+        let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: canvasWidth,
+                                          sourceHeight: canvasHeight, isAnimated: false)
+        let image: DecodedImage
+        if frame.Interlace {
+            // Interlaced rows come in four passes, so the frame is drawn whole first.
+            guard let canvas = DecodedImage(width: canvasWidth, height: canvasHeight, sourceWidth: canvasWidth,
+                                            sourceHeight: canvasHeight)
+            else { throw .tooLarge }  // DecodedImage refuses only absurd sizes
+            try drawFrame(gif, into: canvas.pixels, stride: canvas.stride, canvasWidth: canvasWidth,
+                          canvasHeight: canvasHeight, colours: colours)
+            image = try builder.finish(canvas)
+        } else {
+            // Top to bottom: each canvas row is shrunk as it is drawn, and the full-size
+            // canvas never exists.
+            image = try builder.buildByRows(decodedWidth: canvasWidth, decodedHeight: canvasHeight) {
+                (addRow) throws(LoaderError) in
+                try drawFrameByRows(gif, canvasWidth: canvasWidth, canvasHeight: canvasHeight, colours: colours,
+                                    into: addRow)
+            }
+        }
+        // Known only once the frame's data is consumed.
+        image.isAnimated = Self.anotherImageFollows(gif)
+        return image
     }
 
     /// Reads records up to the first image descriptor; returns the transparent palette
@@ -100,14 +113,47 @@ public struct GIFDecoder: ImageDecoding {
         let visibleColumns = max(0, min(width, canvasWidth - left))
         var line = [GifPixelType](repeating: 0, count: width)
         for row in Self.rowOrder(height: height, interlaced: frame.Interlace) {
-            let result = line.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32(width)) }
-            guard result == GIF_OK else { throw .decode }
+            try Self.readLine(gif, into: &line)
             let y = top + row
-            guard y < canvasHeight, visibleColumns > 0 else { continue }
-            let out = canvas + y * stride + left * 4
-            for x in 0..<visibleColumns {
-                out.storeBytes(of: colours[Int(line[x])], toByteOffset: x * 4, as: UInt32.self)
+            guard y < canvasHeight else { continue }
+            Self.draw(line, columns: visibleColumns, colours: colours, at: canvas + y * stride + left * 4)
+        }
+    }
+
+    /// A non-interlaced frame, one canvas row at a time: each row is cleared, gets the
+    /// frame's line if the frame covers it, and goes to `addRow`. Frame rows below the
+    /// canvas are read and dropped, so the next record can be read.
+    private func drawFrameByRows(_ gif: UnsafeMutablePointer<GifFileType>, canvasWidth: Int, canvasHeight: Int,
+                                 colours: [UInt32], into addRow: (UnsafeRawPointer) -> Void) throws(LoaderError) {
+        let frame = gif.pointee.Image
+        let left = Int(frame.Left), top = Int(frame.Top), width = Int(frame.Width), height = Int(frame.Height)
+        let visibleColumns = max(0, min(width, canvasWidth - left))
+        var line = [GifPixelType](repeating: 0, count: width)
+        let row = UnsafeMutableRawPointer.allocate(byteCount: canvasWidth * 4, alignment: 16)
+        defer { row.deallocate() }
+        for y in 0..<canvasHeight {
+            row.initializeMemory(as: UInt8.self, repeating: 0, count: canvasWidth * 4)
+            if y >= top && y < top + height {
+                try Self.readLine(gif, into: &line)
+                Self.draw(line, columns: visibleColumns, colours: colours, at: row + left * 4)
             }
+            addRow(row)
+        }
+        for _ in min(height, max(0, canvasHeight - top))..<height {
+            try Self.readLine(gif, into: &line)
+        }
+    }
+
+    private static func readLine(_ gif: UnsafeMutablePointer<GifFileType>, into line: inout [GifPixelType])
+        throws(LoaderError) {
+        let result = line.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32($0.count)) }
+        guard result == GIF_OK else { throw .decode }
+    }
+
+    /// Writes the first `columns` pixels of a line as RGBA at `out`.
+    private static func draw(_ line: [GifPixelType], columns: Int, colours: [UInt32], at out: UnsafeMutableRawPointer) {
+        for x in 0..<columns {
+            out.storeBytes(of: colours[Int(line[x])], toByteOffset: x * 4, as: UInt32.self)
         }
     }
 

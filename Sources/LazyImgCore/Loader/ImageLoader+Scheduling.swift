@@ -218,7 +218,7 @@ extension ImageLoader {
     }
 
     /// Forgets a job, stopping its download. A decode already running finishes and
-    /// only fills the cache.
+    /// only fills the cache; a queued one is skipped (ImageLoader+DecodeQueue).
     func _dropJob(_ key: CacheKey, in s: inout LoaderState) {
         guard let job = s.jobs.removeValue(forKey: key) else { return }
         if case .downloading(let transfer) = job.phase {
