@@ -6,19 +6,14 @@
 public struct MemoryCache {
     private struct Entry {
         var key: CacheKey
-        var image: DecodedImage?
+        var image: DecodedImage
         var cost: Int
-        var newer: Int  // toward `newest`; -1 at the end
-        var older: Int  // toward `oldest`; -1 at the end
     }
 
     public private(set) var capacity: Int
     public private(set) var totalCost = 0
-    private var entries: [Entry] = []
-    private var freeSlots: [Int] = []
+    private var entries = RecencySlots<Entry>()
     private var slotByKey: [CacheKey: Int] = [:]
-    private var newest = -1
-    private var oldest = -1
 
     public init(capacity: Int) {
         self.capacity = max(0, capacity)
@@ -29,14 +24,13 @@ public struct MemoryCache {
     /// The image for `key`, now the most recently used; nil on a miss.
     public mutating func image(for key: CacheKey) -> DecodedImage? {
         guard let slot = slotByKey[key] else { return nil }
-        unlink(slot)
-        linkAsNewest(slot)
+        entries.touch(slot)
         return entries[slot].image
     }
 
     /// The image for `key` without touching its recency.
     public func peek(_ key: CacheKey) -> DecodedImage? {
-        slotByKey[key].flatMap { entries[$0].image }
+        slotByKey[key].map { entries[$0].image }
     }
 
     /// Stores `image`, evicting the least recently used entries to stay within
@@ -45,53 +39,25 @@ public struct MemoryCache {
         remove(key)
         let cost = image.byteCount
         guard cost <= capacity else { return }
-        let entry = Entry(key: key, image: image, cost: cost, newer: -1, older: -1)
-        let slot: Int
-        if let reused = freeSlots.popLast() {
-            slot = reused
-            entries[slot] = entry
-        } else {
-            slot = entries.count
-            entries.append(entry)
-        }
-        slotByKey[key] = slot
-        linkAsNewest(slot)
+        slotByKey[key] = entries.insertAsNewest(Entry(key: key, image: image, cost: cost))
         totalCost += cost
         evict(downTo: capacity)
     }
 
     public mutating func remove(_ key: CacheKey) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
-        unlink(slot)
         totalCost -= entries[slot].cost
-        entries[slot].image = nil
-        freeSlots.append(slot)
+        entries.remove(slot)
     }
 
     /// Evicts least recently used entries until at most `limit` bytes remain.
     public mutating func evict(downTo limit: Int) {
-        while totalCost > limit, oldest >= 0 {
-            remove(entries[oldest].key)
+        while totalCost > limit, entries.oldest >= 0 {
+            remove(entries[entries.oldest].key)
         }
     }
 
     public mutating func removeAll() {
         self = MemoryCache(capacity: capacity)
-    }
-
-    private mutating func unlink(_ slot: Int) {
-        let (newer, older) = (entries[slot].newer, entries[slot].older)
-        if newer >= 0 { entries[newer].older = older } else { newest = older }
-        if older >= 0 { entries[older].newer = newer } else { oldest = newer }
-        entries[slot].newer = -1
-        entries[slot].older = -1
-    }
-
-    private mutating func linkAsNewest(_ slot: Int) {
-        entries[slot].older = newest
-        entries[slot].newer = -1
-        if newest >= 0 { entries[newest].newer = slot }
-        newest = slot
-        if oldest < 0 { oldest = slot }
     }
 }
