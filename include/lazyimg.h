@@ -152,7 +152,9 @@ typedef enum lazyimg_event_type {
 typedef enum lazyimg_source {
     LAZYIMG_SOURCE_NONE = 0,    /* failures */
     LAZYIMG_SOURCE_MEMORY = 1,
-    LAZYIMG_SOURCE_DISK = 2,    /* reserved for the disk cache */
+    LAZYIMG_SOURCE_DISK = 2,    /* the disk cache (disk_cache_dir), also after a
+                                   304 Not Modified or a stale copy served while
+                                   the network is down */
     LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl (file:// included) */
 } lazyimg_source;
 
@@ -216,6 +218,18 @@ typedef struct lazyimg_config {
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
     lazyimg_output output;         /* default LAZYIMG_OUTPUT_PIXELS */
+    /* Since 0.3.0: */
+    const char *disk_cache_dir;    /* copied; NULL (default) = no disk cache. A
+                                      directory for the original files and the
+                                      thumbnails of each box used, kept across runs
+                                      and shareable by processes; created when
+                                      missing. lazyimg_loader_create fails with IO
+                                      when it cannot be created, written or locked */
+    uint64_t disk_cache_bytes;     /* the disk cache's limit; default 256 MiB;
+                                      0 = default */
+    uint32_t disk_cache_serve_stale; /* 1 (default): when the network fails or the
+                                      server answers 5xx, a stale disk copy answers
+                                      instead (source DISK); 0 = report the error */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -226,7 +240,8 @@ void lazyimg_config_init(lazyimg_config *cfg);
 /* Creates a loader. `cfg` is copied (NULL = defaults). On success *out is a
  * loader the caller owns (destroy it with lazyimg_loader_destroy).
  * Errors: INVALID_ARGUMENT (out NULL, struct_size 0, a bad field or header
- * line), NO_MEMORY, IO (threads or the event fd could not be made),
+ * line), NO_MEMORY, IO (threads or the event fd could not be made, or
+ * disk_cache_dir cannot be created, written or locked),
  * NETWORK (libcurl could not be initialised). */
 lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader **out);
 
@@ -384,6 +399,17 @@ typedef struct lazyimg_stats {
     uint64_t memory_cache_bytes;   /* now */
     uint64_t memory_cache_count;   /* now */
     uint64_t in_flight;            /* transfers running now */
+    /* Since 0.3.0: */
+    uint64_t disk_hits;            /* jobs answered from the disk cache without
+                                      the network */
+    uint64_t disk_revalidations;   /* stale disk copies the server confirmed with
+                                      304 Not Modified (no body downloaded) */
+    uint64_t disk_cache_bytes;     /* now: the entries' bytes (0 until counted, just
+                                      after create) */
+    uint64_t disk_cache_count;     /* now: the entries (originals and thumbnails) */
+    uint64_t disk_evictions;       /* entries evicted to stay within the limit */
+    uint64_t disk_write_errors;    /* writes that failed (disk full, read-only);
+                                      existing entries are kept intact */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.
@@ -399,6 +425,29 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
  * references: images the host retained stay valid. NULL and unknown levels
  * are ignored. */
 void lazyimg_trim_memory(lazyimg_loader *loader, int level);
+
+/* ------------------------------------------------------------- disk cache */
+
+/* With disk_cache_dir set, lookups go memory, then disk (on a worker thread),
+ * then network. lazyimg_lookup and lazyimg_lookup_url stay memory-only.
+ * Freshness follows the server's Cache-Control: max-age=N is fresh for N
+ * seconds, then revalidated with If-None-Match / If-Modified-Since (a 304
+ * refreshes it without a download); no-cache is revalidated on every use;
+ * no-store is never written; a response with neither max-age nor no-cache
+ * stays fresh until evicted or removed. */
+
+/* Removes every entry of the loader's disk cache (other loaders and processes
+ * sharing the directory see it empty too). Blocks for the file deletions: not
+ * for a per-frame path. OK also when the loader has no disk cache.
+ * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
+lazyimg_status lazyimg_disk_cache_clear(lazyimg_loader *loader);
+
+/* Removes `url` (copied) from the disk cache, its original and the thumbnails
+ * of every box, and from this loader's memory cache, so the next request
+ * downloads it. Blocks for the file deletions. OK also when it was not cached
+ * or the loader has no disk cache.
+ * Errors: INVALID_ARGUMENT (NULL loader or url), SHUTDOWN. */
+lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char *url);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,8 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.fit = LAZYIMG_FIT_INSIDE
     c.pixel_format = LAZYIMG_PIXEL_RGBA8
     c.output = LAZYIMG_OUTPUT_PIXELS
+    c.disk_cache_bytes = UInt64(defaults.diskCacheBytes)
+    c.disk_cache_serve_stale = defaults.serveStaleOnError ? 1 : 0
     cfg.pointee = c
 }
 
@@ -94,6 +96,9 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
             line += 1
         }
     }
+    config.diskCacheDirectory = c.disk_cache_dir.map { String(cString: $0) }
+    config.diskCacheBytes = c.disk_cache_bytes == 0 ? defaults.diskCacheBytes : Int(clamping: c.disk_cache_bytes)
+    config.serveStaleOnError = c.disk_cache_serve_stale != 0
     return (config, EventCallback(function: c.on_event, userData: c.user_data))
 }
 

@@ -5,12 +5,12 @@ import LazyImgCore
 // a thrown LoaderError to its status. A `lazyimg_loader *` is an unmanaged
 // ImageLoader; size_t arrives as UInt and is clamped, never trapped on.
 
-private func loader(_ pointer: OpaquePointer) -> ImageLoader {
+func loader(_ pointer: OpaquePointer) -> ImageLoader {
     Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
 }
 
 /// Runs `body` on the loader, mapping errors to statuses.
-private func withLoader(_ pointer: OpaquePointer?,
+func withLoader(_ pointer: OpaquePointer?,
                         _ body: (ImageLoader) throws(LoaderError) -> lazyimg_status) -> lazyimg_status {
     guard let pointer else { return LAZYIMG_E_INVALID_ARGUMENT }
     do {
@@ -201,6 +201,12 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
         c.memory_cache_bytes = s.memoryCacheBytes
         c.memory_cache_count = s.memoryCacheCount
         c.in_flight = s.inFlight
+        c.disk_hits = s.diskHits
+        c.disk_revalidations = s.diskRevalidations
+        c.disk_cache_bytes = s.diskBytes
+        c.disk_cache_count = s.diskEntries
+        c.disk_evictions = s.diskEvictions
+        c.disk_write_errors = s.diskWriteErrors
         withUnsafeBytes(of: &c) { bytes in
             UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))
         }

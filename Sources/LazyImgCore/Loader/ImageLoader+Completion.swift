@@ -1,7 +1,10 @@
 /// What happens when a download or a decode ends. Called on the network and decode
 /// threads; each takes the state lock once.
 extension ImageLoader {
-    func transferDidComplete(_ transfer: TransferID, _ response: DataResponse) {
+    func transferDidComplete(_ transfer: TransferID, _ received: DataResponse) {
+        // A 304, or a failure a stale disk copy may answer instead, becomes that copy.
+        let (response, origin) = resolveWithDiskCopy(transfer, received)
+        let source: ImageSource = origin == .network ? .network : .disk
         // Encoded output needs no decode; the image (a copy of the bytes) is made before
         // taking the lock, which every host call waits on.
         var encoded: Result<DecodedImage, LoaderError>?
@@ -14,10 +17,18 @@ extension ImageLoader {
             guard let key = s.jobByTransfer.removeValue(forKey: transfer), let job = s.jobs[key] else { return }
             s.downloading -= 1
             s.stats.bytesDownloaded += UInt64(response.bytesReceived)
+            if case .revalidated = origin { s.stats.diskRevalidations += 1 }
             switch response.result {
             case .success(let bytes) where encoded != nil:
                 // The host decodes: hand out the file once its bytes say it is an image.
-                if let encoded { _finishJob(job.id, key, encoded, httpStatus: response.httpStatus, bytes: bytes, in: &s) }
+                if let encoded {
+                    _finishJob(job.id, key, encoded, httpStatus: response.httpStatus, bytes: bytes, source: source, in: &s)
+                    if diskCache != nil {
+                        decodePool.submit(priority: Int.max) { [weak self] _ in
+                            self?.storeOnDisk(key, bytes: bytes, image: nil, origin: origin, headers: response.cacheHeaders)
+                        }
+                    }
+                }
             case .success(let bytes):
                 s.jobs[key]?.phase = .decoding
                 let options = configuration.decodeOptions
@@ -32,7 +43,11 @@ extension ImageLoader {
                     }
                     guard let self else { return }
                     state.withLock { s in
-                        _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, in: &s)
+                        _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, source: source, in: &s)
+                    }
+                    // After the tickets are answered: the write does not delay them.
+                    if case .success(let image) = result {
+                        storeOnDisk(key, bytes: bytes, image: image, origin: origin, headers: response.cacheHeaders)
                     }
                 }
                 // Refused only once shutdown began, which has ended every ticket already.
@@ -47,18 +62,19 @@ extension ImageLoader {
     }
 
     /// A job's image is ready (or could not be made from its bytes): cache it and
-    /// answer every ticket.
+    /// answer every ticket. `decoded` is false for a thumbnail read from disk.
     func _finishJob(_ jobID: UInt64, _ key: CacheKey, _ result: Result<DecodedImage, LoaderError>,
-                    httpStatus: Int, bytes: [UInt8], in s: inout LoaderState) {
+                    httpStatus: Int, bytes: [UInt8], source: ImageSource = .network, decoded: Bool = true,
+                    in s: inout LoaderState) {
         switch result {
         case .success(let image):
-            if image.encoded == nil { s.stats.imagesDecoded += 1 }
+            if image.encoded == nil && decoded { s.stats.imagesDecoded += 1 }
             // Even for a job cancelled meanwhile: the work is done, keep it.
             s.cache.insert(image, for: key)
             guard let job = s.jobs[key], job.id == jobID else { return }
             s.jobs[key] = nil
             for id in job.tickets.keys.sorted() {
-                _finish(id, .image(image, .network), httpStatus: httpStatus, in: &s)
+                _finish(id, .image(image, source), httpStatus: httpStatus, in: &s)
             }
         case .failure(let error):
             guard let job = s.jobs[key], job.id == jobID else { return }

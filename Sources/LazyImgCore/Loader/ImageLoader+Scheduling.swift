@@ -67,6 +67,10 @@ extension ImageLoader {
     }
 
     private func _startDownload(_ key: CacheKey, in s: inout LoaderState) {
+        if diskCache != nil, s.jobs[key]?.diskChecked == false {
+            _startDiskRead(key, in: &s)
+            return
+        }
         let id = s.makeID()
         s.jobs[key]?.phase = .downloading(id)
         s.jobByTransfer[id] = key
@@ -77,7 +81,7 @@ extension ImageLoader {
             timeoutMilliseconds: configuration.timeoutMilliseconds,
             maxResponseBytes: configuration.maxResponseBytes,
             userAgent: configuration.userAgent,
-            headers: configuration.httpHeaders)
+            headers: configuration.httpHeaders + (s.jobs[key]?.staleCopy?.metadata.validatorHeaders ?? []))
         transport.start(id, request) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }

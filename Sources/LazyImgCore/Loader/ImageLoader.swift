@@ -19,6 +19,8 @@ public final class ImageLoader: Sendable {
     let decodePool: DecodePool
     let delivery: EventDelivery
     let clock: any Clock
+    /// nil unless the configuration names a directory.
+    let diskCache: DiskCache?
 
     /// - Parameters:
     ///   - transport: fetches bytes; nil = libcurl on a network thread of its own.
@@ -31,6 +33,9 @@ public final class ImageLoader: Sendable {
         clock: any Clock = MonotonicClock(),
         onEvent: @escaping @Sendable (LoaderEvent) -> Void
     ) throws(LoaderError) {
+        let diskCache = try configuration.diskCacheDirectory.map { directory throws(LoaderError) in
+            try DiskCache(directory: directory, limit: configuration.diskCacheBytes)
+        }
         guard let delivery = EventDelivery(mode: configuration.delivery, handler: onEvent) else { throw .io }
         guard let decodePool = DecodePool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
             delivery.finish()
@@ -47,7 +52,11 @@ public final class ImageLoader: Sendable {
         self.decodePool = decodePool
         self.delivery = delivery
         self.clock = clock
+        self.diskCache = diskCache
         self.state = Locked(LoaderState(configuration: configuration))
+        // Counting what the directory holds reads every shard: a worker's job, not
+        // the creating thread's.
+        if let diskCache { decodePool.submit(priority: Int.max) { _ in diskCache.loadIndex() } }
     }
 
     // MARK: The list
@@ -185,6 +194,12 @@ public final class ImageLoader: Sendable {
             return stats
         }
         stats.eventsDelivered = delivery.delivered.load(ordering: .relaxed)
+        if let disk = diskCache?.statistics {
+            stats.diskBytes = disk.bytes
+            stats.diskEntries = disk.entries
+            stats.diskEvictions = disk.evictions
+            stats.diskWriteErrors = disk.writeErrors
+        }
         return stats
     }
 

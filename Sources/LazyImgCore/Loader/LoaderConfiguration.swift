@@ -25,6 +25,13 @@ public struct LoaderConfiguration: Sendable {
     public var retryAfterMilliseconds = 2_000
     /// Decode threads: one per core, at most four, at least one.
     public var decodeThreads = LoaderConfiguration.defaultDecodeThreads
+    /// Where originals and thumbnails persist between runs; nil = no disk cache.
+    public var diskCacheDirectory: String? = nil
+    /// The disk cache's size limit in bytes.
+    public var diskCacheBytes = 256 << 20
+    /// When the network fails (or the server answers 5xx), answer with a stale disk
+    /// copy instead of the error.
+    public var serveStaleOnError = true
 
     public init() {}
 

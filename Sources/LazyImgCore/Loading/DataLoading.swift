@@ -36,11 +36,15 @@ public struct DataResponse: Sendable {
     /// Response body bytes that arrived, also for failed transfers and for error pages
     /// that were discarded: what the loader counts as `bytes_downloaded`.
     public var bytesReceived: Int
+    /// What the final response said about caching its body.
+    public var cacheHeaders: HTTPCacheHeaders
 
-    public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0) {
+    public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0,
+                cacheHeaders: HTTPCacheHeaders = HTTPCacheHeaders()) {
         self.result = result
         self.httpStatus = httpStatus
         self.bytesReceived = bytesReceived
+        self.cacheHeaders = cacheHeaders
     }
 }
 

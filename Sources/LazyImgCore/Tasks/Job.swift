@@ -6,6 +6,8 @@ struct Job {
         case waiting
         case downloading(TransferID)
         case decoding
+        /// Looking in the disk cache, before any download.
+        case readingDisk
     }
 
     /// Unique per loader, so a late decode result is matched to the job that asked.
@@ -16,6 +18,11 @@ struct Job {
     var tickets: [UInt64: Int] = [:]
     /// Set when the loader itself wants the image for a row it prefetches.
     var prefetchRow: Int?
+    /// The disk cache is asked once, before the network.
+    var diskChecked = false
+    /// A stale copy found on disk: the download revalidates it, and it answers when
+    /// the network fails.
+    var staleCopy: DiskCache.Entry?
 
     init(id: UInt64, key: CacheKey) {
         self.id = id
