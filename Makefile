@@ -19,7 +19,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
-.PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats bench-request bench-decode bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -65,6 +65,16 @@ bench-request:
 	    -o build/bench_request -L$$($(SWIFT) build -c release --show-bin-path) \
 	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
+
+# What the disk cache buys: warm start, cold from disk and disk-hit throughput
+# against the network and a read() + TurboJPEG floor (release build; prints a table).
+bench-disk:
+	$(MAKE) --no-print-directory CONFIG=release build
+	@mkdir -p build
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_disk.c examples-c/image_server.c \
+	    -o build/bench_disk -L$$($(SWIFT) build -c release --show-bin-path) \
+	    -Wl,-rpath,$$($(SWIFT) build -c release --show-bin-path) -llazyimg $(SERVER_LIBS)
+	./build/bench_disk
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
 # ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).
