@@ -89,6 +89,9 @@ const char *lazyimg_strerror(lazyimg_status status);
 /* A loader: one list, its view state, its caches and its workers. */
 typedef struct lazyimg_loader lazyimg_loader;
 
+/* What several loaders share (lazyimg_session_create): see "sessions" below. */
+typedef struct lazyimg_session lazyimg_session;
+
 /* A decoded image: opaque, immutable and reference-counted. Its pixels never
  * change and stay valid while the caller holds a reference, whatever the
  * cache or the loader does, even after lazyimg_loader_destroy. */
@@ -230,6 +233,12 @@ typedef struct lazyimg_config {
     uint32_t disk_cache_serve_stale; /* 1 (default): when the network fails or the
                                       server answers 5xx, a stale disk copy answers
                                       instead (source DISK); 0 = report the error */
+    lazyimg_session *session;      /* NULL (default) = the loader's own network and
+                                      download table. Else borrowed: the loader
+                                      takes its own reference, and uses the
+                                      session's network, download table and disk
+                                      cache (disk_cache_dir and disk_cache_bytes
+                                      are then ignored) */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -448,6 +457,29 @@ lazyimg_status lazyimg_disk_cache_clear(lazyimg_loader *loader);
  * or the loader has no disk cache.
  * Errors: INVALID_ARGUMENT (NULL loader or url), SHUTDOWN. */
 lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char *url);
+
+/* --------------------------------------------------------------- sessions */
+
+/* A session is what loaders in one process share: one libcurl network thread
+ * and its connections (max_concurrent_downloads for all of them together), one
+ * table of downloads so that a URL is downloaded once however many loaders
+ * want it (each decodes it into its own box), and one disk cache. Pass it in
+ * lazyimg_config.session. A loader made without one has its own, as before.
+ * The memory cache and the per-loader download limit stay per loader. */
+
+/* Creates a session from the disk_cache_dir, disk_cache_bytes and
+ * max_concurrent_downloads fields of `cfg` (NULL = defaults: no disk cache);
+ * other fields are ignored. On success *out is +1 reference: release it with
+ * lazyimg_session_destroy.
+ * Errors: INVALID_ARGUMENT (out NULL, a bad field), IO (the disk cache
+ * directory cannot be created, written or locked), NETWORK (libcurl could not
+ * be initialised). */
+lazyimg_status lazyimg_session_create(const lazyimg_config *cfg, lazyimg_session **out);
+
+/* Drops the caller's reference; NULL is accepted. Loaders made with the session
+ * keep theirs: the network thread stops when the last of them is destroyed, so
+ * this may be called right after the loaders are created. */
+void lazyimg_session_destroy(lazyimg_session *session);
 
 #ifdef __cplusplus
 }

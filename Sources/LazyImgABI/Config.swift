@@ -99,6 +99,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.diskCacheDirectory = c.disk_cache_dir.map { String(cString: $0) }
     config.diskCacheBytes = c.disk_cache_bytes == 0 ? defaults.diskCacheBytes : Int(clamping: c.disk_cache_bytes)
     config.serveStaleOnError = c.disk_cache_serve_stale != 0
+    config.session = c.session.map { Unmanaged<ImageSession>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
     return (config, EventCallback(function: c.on_event, userData: c.user_data))
 }
 

@@ -23,7 +23,8 @@ public final class ImageLoader: Sendable {
     let diskCache: DiskCache?
 
     /// - Parameters:
-    ///   - transport: fetches bytes; nil = libcurl on a network thread of its own.
+    ///   - transport: fetches bytes; nil = the configuration's session, or without
+    ///     one libcurl on a network thread of its own.
     ///   - makeDecoder: makes one decoder per decode thread.
     ///   - onEvent: called once per finished ticket, never with a lock held.
     public init(
@@ -33,15 +34,21 @@ public final class ImageLoader: Sendable {
         clock: any Clock = MonotonicClock(),
         onEvent: @escaping @Sendable (LoaderEvent) -> Void
     ) throws(LoaderError) {
-        let diskCache = try configuration.diskCacheDirectory.map { directory throws(LoaderError) in
-            try DiskCache(directory: directory, limit: configuration.diskCacheBytes)
+        let diskCache: DiskCache?
+        if let session = configuration.session {
+            diskCache = session.diskCache
+        } else if let directory = configuration.diskCacheDirectory {
+            diskCache = try DiskCache(directory: directory, limit: configuration.diskCacheBytes)
+        } else {
+            diskCache = nil
         }
         guard let delivery = EventDelivery(mode: configuration.delivery, handler: onEvent) else { throw .io }
         guard let decodePool = DecodePool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
             delivery.finish()
             throw .io
         }
-        guard let network = transport ?? CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads)
+        guard let network = transport ?? configuration.session?.transfers.makeClient()
+                ?? CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads)
         else {
             decodePool.shutdown()
             delivery.finish()

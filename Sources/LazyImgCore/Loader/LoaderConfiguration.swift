@@ -32,6 +32,9 @@ public struct LoaderConfiguration: Sendable {
     /// When the network fails (or the server answers 5xx), answer with a stale disk
     /// copy instead of the error.
     public var serveStaleOnError = true
+    /// Shared network, download table and disk cache; nil = the loader's own. With
+    /// a session, its disk cache replaces `diskCacheDirectory`.
+    public var session: ImageSession? = nil
 
     public init() {}
 
