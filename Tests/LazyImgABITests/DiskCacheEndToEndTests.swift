@@ -7,8 +7,8 @@ import XCTest
 /// JPEGs, one directory shared by loaders made one after another (restarts). The
 /// server's hit counts prove what came from disk.
 final class DiskCacheEndToEndTests: XCTestCase {
-    private var server: HTTPTestServer!
-    private var directory: TemporaryDirectory!
+    var server: HTTPTestServer!
+    var directory: TemporaryDirectory!
     private var directoryCString: UnsafeMutablePointer<CChar>!
 
     override func setUpWithError() throws {

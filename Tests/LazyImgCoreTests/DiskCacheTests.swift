@@ -14,7 +14,7 @@ func diskCacheTestKey(_ i: Int) -> DiskCache.Key {
 }
 
 final class DiskCacheTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+    var directory: TemporaryDirectory!
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory()

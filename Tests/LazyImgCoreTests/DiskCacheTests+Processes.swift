@@ -6,23 +6,14 @@ import XCTest
 /// Several processes on one cache directory, and processes killed mid-write. The test
 /// binary starts itself again as the writer (`testChildWriter`, which does nothing
 /// when run without its orders in the environment).
-final class DiskCacheProcessTests: XCTestCase {
-    private static let writerTest = "LazyImgCoreTests.DiskCacheProcessTests/testChildWriter"
-    private var directory: TemporaryDirectory!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        directory.remove()
-    }
+extension DiskCacheTests {
+    private static let writerTest = "LazyImgCoreTests.DiskCacheTests/testChildWriter"
 
     /// The writer: stores keys first..<first+count, `rounds` times, reading some back
     /// (a wrong body exits 3), writing one byte to the progress descriptor per store.
     func testChildWriter() throws {
         guard let path = ChildProcess.environment("LAZYIMG_TEST_CACHE_DIR") else {
-            throw XCTSkip("runs only as the child of a DiskCacheProcessTests test")
+            throw XCTSkip("runs only as the child of a DiskCacheTests process test")
         }
         let env = { (name: String) in Int(ChildProcess.environment(name) ?? "") ?? 0 }
         let (first, count, rounds, progress) = (env("LAZYIMG_TEST_FIRST"), env("LAZYIMG_TEST_COUNT"),
@@ -42,7 +33,8 @@ final class DiskCacheProcessTests: XCTestCase {
         exit(0)
     }
 
-    private func storedBytes() -> Int {
+    /// Entry and temp files (those in subdirectories).
+    private func bytesInSubdirectories() -> Int {
         directory.files().filter { $0.path.contains("/") }.reduce(0) { $0 + $1.size }
     }
 
@@ -50,7 +42,7 @@ final class DiskCacheProcessTests: XCTestCase {
     private func checkIntact(keys: Range<Int>, limit: Int, slack: Int = 0) throws -> Int {
         let cache = try DiskCache(directory: directory.path, limit: limit)
         cache.loadIndex()
-        XCTAssertLessThanOrEqual(storedBytes(), limit + slack)
+        XCTAssertLessThanOrEqual(bytesInSubdirectories(), limit + slack)
         var found = 0
         for i in keys {
             guard let entry = cache.read(diskCacheTestKey(i)) else { continue }
@@ -81,7 +73,7 @@ final class DiskCacheProcessTests: XCTestCase {
             close(fds[0])
             XCTAssertEqual(seen, wanted, "iteration \(iteration): the writer died early")
             // At most the one entry being written may be over: its temp file.
-            XCTAssertLessThanOrEqual(storedBytes(), limit + 100_000, "iteration \(iteration)")
+            XCTAssertLessThanOrEqual(bytesInSubdirectories(), limit + 100_000, "iteration \(iteration)")
         }
         let found = try checkIntact(keys: 0..<60, limit: limit)
         XCTAssertGreaterThan(found, 0)
@@ -101,6 +93,6 @@ final class DiskCacheProcessTests: XCTestCase {
         XCTAssertGreaterThan(found, 0)
         let cache = try DiskCache(directory: directory.path, limit: limit)
         cache.loadIndex()
-        XCTAssertEqual(Int(cache.statistics.bytes), storedBytes(), "the shared journal kept one exact total")
+        XCTAssertEqual(Int(cache.statistics.bytes), bytesInSubdirectories(), "the shared journal kept one exact total")
     }
 }

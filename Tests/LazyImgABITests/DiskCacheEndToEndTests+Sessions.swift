@@ -4,21 +4,9 @@ import TestSupport
 import XCTest
 
 /// Loaders sharing a session: one download per URL across loaders and boxes, one
-/// disk cache, and a session that lives as long as its loaders.
-final class SessionTests: XCTestCase {
-    private var server: HTTPTestServer!
-    private var directory: TemporaryDirectory!
-
-    override func setUpWithError() throws {
-        server = try HTTPTestServer()
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        server.stop()
-        directory.remove()
-    }
-
+/// disk cache, and a session that lives as long as its loaders. (An extension, not a
+/// class: see DiskCacheTests+HTTPPolicy.swift on ThreadSanitizer's test listing.)
+extension DiskCacheEndToEndTests {
     private func makeSession(diskCache: Bool = false) throws -> OpaquePointer {
         var config = lazyimg_config()
         lazyimg_config_init(&config)
@@ -32,7 +20,7 @@ final class SessionTests: XCTestCase {
         return try XCTUnwrap(session)
     }
 
-    private func makeHost(_ session: OpaquePointer, box: UInt32) throws -> CHost {
+    private func makeSessionHost(_ session: OpaquePointer, box: UInt32) throws -> CHost {
         try CHost { config in
             config.session = session
             config.target_width = box
@@ -44,7 +32,7 @@ final class SessionTests: XCTestCase {
     /// whose request has reached the server.
     private func twoLoadersWaitingForOneDownload(_ session: OpaquePointer) throws -> (CHost, CHost) {
         server.serveGated("/shared.jpg", body: makeJPEG(width: 200, height: 150))
-        let hosts = (try makeHost(session, box: 64), try makeHost(session, box: 32))
+        let hosts = (try makeSessionHost(session, box: 64), try makeSessionHost(session, box: 32))
         for host in [hosts.0, hosts.1] {
             XCTAssertEqual(host.setItems([server.url("/shared.jpg")]), LAZYIMG_OK)
             XCTAssertEqual(host.request(0).status, LAZYIMG_PENDING)
@@ -81,8 +69,8 @@ final class SessionTests: XCTestCase {
     func testLoadersOfASessionShareItsDiskCacheAndOutliveTheHostsReference() throws {
         server.serve("/p.jpg", body: makeJPEG(width: 120, height: 90))
         let session = try makeSession(diskCache: true)
-        let first = try makeHost(session, box: 64)
-        let second = try makeHost(session, box: 64)
+        let first = try makeSessionHost(session, box: 64)
+        let second = try makeSessionHost(session, box: 64)
         lazyimg_session_destroy(session)  // the loaders keep it alive
         XCTAssertEqual(first.setItems([server.url("/p.jpg")]), LAZYIMG_OK)
         XCTAssertEqual(first.request(0).status, LAZYIMG_PENDING)
