@@ -70,6 +70,9 @@ public final class DiskCache: Sendable {
     private let state = Locked(State())
     /// Kept apart from `state` so a stats call never waits behind file I/O.
     private let published = Locked(Statistics())
+    /// Writes wait on it while `loadIndex` scans without holding `state`.
+    private let scans = Condition()
+    nonisolated(unsafe) private var scanning = 0  // guarded by scans
 
     /// Opens (creating when missing) the cache in `directory`, bounded to `limit` bytes,
     /// and removes temp files left by processes that died. Throws `.io` when the
@@ -146,6 +149,9 @@ public final class DiskCache: Sendable {
               file.count <= limit
         else { return false }
         let name = Self.fileName(key)
+        scans.locked {
+            while scanning > 0 { scans.wait() }
+        }
         let temp = state.withLock { s -> String in
             s.nextTemp += 1
             return "\(directory)/tmp/\(getpid()).\(s.nextTemp)"
@@ -213,10 +219,35 @@ public final class DiskCache: Sendable {
         publishSize()
     }
 
-    /// Builds the index now rather than at the first write: a directory scan, or the
-    /// journal's news when the index is already there.
+    /// Builds the index now rather than at the first write, or brings it up to date.
+    /// The directory scan runs with no lock held, so reads go on meanwhile (writes
+    /// wait: they need the total); what changed during it is replayed from the
+    /// journal afterwards.
     public func loadIndex() {
-        state.withLock { s in withFileLock { _sync(&s) } }
+        let start = state.withLock { s -> (generation: UInt64, offset: Int)? in
+            s.isIndexed ? nil : withFileLock { (journal.generation(), journal.end()) }
+        }
+        guard let start else {
+            state.withLock { s in withFileLock { _sync(&s) } }
+            publishSize()
+            return
+        }
+        scans.locked { scanning += 1 }
+        let scanned = scanDirectory()
+        state.withLock { s in
+            withFileLock {
+                // Unless a write built the index meanwhile, or the journal was emptied.
+                if !s.isIndexed && journal.generation() == start.generation {
+                    _adopt(scanned, generation: start.generation, journalOffset: start.offset, in: &s)
+                }
+                _sync(&s)
+                _evictToLimit(&s)
+            }
+        }
+        scans.locked {
+            scanning -= 1
+            scans.broadcast()
+        }
         publishSize()
     }
 
@@ -240,9 +271,33 @@ public final class DiskCache: Sendable {
         _rebuild(&s, generation: generation)
     }
 
+    /// The index from a scan of the directory, then the limit restored.
+    private func _rebuild(_ s: inout State, generation: UInt64) {
+        _adopt(scanDirectory(), generation: generation, journalOffset: journal.end(), in: &s)
+        _evictToLimit(&s)
+    }
+
+    private func _adopt(_ index: DiskCacheIndex, generation: UInt64, journalOffset: Int, in s: inout State) {
+        s.index = index
+        s.isIndexed = true
+        s.journalGeneration = generation
+        s.journalOffset = journalOffset
+    }
+
+    /// A process killed between its rename and its journal record leaves a file no
+    /// one counted: a scan counts it, and the limit is restored here.
+    private func _evictToLimit(_ s: inout State) {
+        var evicted: UInt64 = 0
+        while s.index.totalSize > limit, let victim = s.index.oldestName {
+            _remove(victim, in: &s)
+            evicted += 1
+        }
+        published.withLock { $0.evictions += evicted }
+    }
+
     /// One pass over the shards: name, size and modification time of every entry,
     /// inserted oldest first. Files are not opened; reads check them.
-    private func _rebuild(_ s: inout State, generation: UInt64) {
+    private func scanDirectory() -> DiskCacheIndex {
         var found: [(name: String, size: Int, modified: Int64)] = []
         for shard in Self.shards {
             for name in DiskCacheFiles.list("\(directory)/\(shard)") where name.utf8.count == Self.nameLength {
@@ -251,19 +306,9 @@ public final class DiskCache: Sendable {
                 }
             }
         }
-        s.index = DiskCacheIndex()
-        for file in found.sorted(by: { $0.modified < $1.modified }) { s.index.insert(file.name, size: file.size) }
-        s.isIndexed = true
-        s.journalGeneration = generation
-        s.journalOffset = journal.end()
-        // A process killed between its rename and its log record leaves a file no
-        // one counted: the scan counts it, and the limit is restored here.
-        var evicted: UInt64 = 0
-        while s.index.totalSize > limit, let victim = s.index.oldestName {
-            _remove(victim, in: &s)
-            evicted += 1
-        }
-        published.withLock { $0.evictions += evicted }
+        var index = DiskCacheIndex()
+        for file in found.sorted(by: { $0.modified < $1.modified }) { index.insert(file.name, size: file.size) }
+        return index
     }
 
     private func _remove(_ name: String, in s: inout State) {
