@@ -217,6 +217,25 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(stats.disk_cache_bytes <= limit, true)
     }
 
+    func testAnImageOnDiskDoesNotWaitBehindABusyDownloadSlot() throws {
+        server.serve("/on-disk.jpg", body: makeJPEG(width: 80, height: 80))
+        server.serveGated("/held.jpg", body: makeJPEG(width: 80, height: 80))
+        let first = try makeHost()
+        _ = loadAll(first, [server.url("/on-disk.jpg")])
+        XCTAssertEqual(first.destroy(), LAZYIMG_OK)
+
+        let host = try makeHost { $0.max_concurrent_downloads = 1 }
+        XCTAssertEqual(host.setItems([server.url("/held.jpg"), server.url("/on-disk.jpg")]), LAZYIMG_OK)
+        XCTAssertEqual(host.request(0).status, LAZYIMG_PENDING)
+        XCTAssertTrue(server.waitForHits("/held.jpg", count: 1, timeoutMilliseconds: 10_000), "the one slot is taken")
+        XCTAssertEqual(host.request(1).status, LAZYIMG_PENDING)
+        host.dispatch(until: 1)
+        XCTAssertEqual(host.events.first?.row, 1)
+        XCTAssertEqual(host.events.first?.source, LAZYIMG_SOURCE_DISK)
+        server.release("/held.jpg")
+        host.dispatch(until: 2)
+    }
+
     func testAnUnusableDirectoryIsAnErrorFromCreate() throws {
         let file = try TemporaryFile(bytes: [1])
         defer { file.remove() }

@@ -24,6 +24,16 @@ extension ImageLoader {
         case stale
     }
 
+    /// Every waiting job not yet looked for on disk goes to look now: disk reads take
+    /// no download slot, so an image on disk never waits behind downloads. (State
+    /// lock held.)
+    func _startDiskReads(in s: inout LoaderState) {
+        guard diskCache != nil else { return }
+        for (key, job) in s.jobs where job.phase == .waiting && !job.diskChecked {
+            _startDiskRead(key, in: &s)
+        }
+    }
+
     /// Sends the job to a decode thread to look on disk. (State lock held.)
     func _startDiskRead(_ key: CacheKey, in s: inout LoaderState) {
         guard let diskCache, let job = s.jobs[key] else { return }

@@ -54,6 +54,7 @@ extension ImageLoader {
     /// list is not moving.
     func _pump(in s: inout LoaderState) {
         guard !s.isShuttingDown, !s.view.scroll.isMoving else { return }
+        _startDiskReads(in: &s)
         while s.downloading < configuration.maxConcurrentDownloads {
             var best: (rank: Int, id: UInt64, key: CacheKey)?
             for (key, job) in s.jobs where job.phase == .waiting {
