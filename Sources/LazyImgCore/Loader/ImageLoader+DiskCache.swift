@@ -35,7 +35,7 @@ extension ImageLoader {
     }
 
     /// Sends the job to a decode thread to look on disk. (State lock held.)
-    func _startDiskRead(_ key: CacheKey, in s: inout LoaderState) {
+    private func _startDiskRead(_ key: CacheKey, in s: inout LoaderState) {
         guard let diskCache, let job = s.jobs[key] else { return }
         s.jobs[key]?.phase = .readingDisk
         let submitted = decodePool.submit(priority: job.rank(in: s.view)) { [weak self] decoder in

@@ -68,10 +68,6 @@ extension ImageLoader {
     }
 
     private func _startDownload(_ key: CacheKey, in s: inout LoaderState) {
-        if diskCache != nil, s.jobs[key]?.diskChecked == false {
-            _startDiskRead(key, in: &s)
-            return
-        }
         let id = s.makeID()
         s.jobs[key]?.phase = .downloading(id)
         s.jobByTransfer[id] = key
