@@ -77,7 +77,7 @@ extension DiskCacheTests {
         }
         let found = try checkIntact(keys: 0..<60, limit: limit)
         XCTAssertGreaterThan(found, 0)
-        XCTAssertFalse(directory.files().contains { $0.path.hasPrefix("tmp/") }, "temp files of dead writers removed")
+        XCTAssertFalse(directory.files().contains { $0.path.contains("/.tmp-") }, "temp files of dead writers removed")
     }
 
     func testTwoProcessesShareOneDirectoryWithinItsLimit() throws {

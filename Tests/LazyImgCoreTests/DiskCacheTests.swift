@@ -72,7 +72,7 @@ final class DiskCacheTests: XCTestCase {
     func testFlippedOrTruncatedEntriesAreDetectedAndRemoved() throws {
         let cache = try open()
         for i in 0..<20 { cache.store(diskCacheTestKey(i), body: diskCacheTestBody(i), metadata: HTTPCacheMetadata(etag: "e")) }
-        let files = directory.files().filter { $0.path.contains("/") && !$0.path.hasPrefix("tmp/") }
+        let files = directory.files().filter { $0.path.contains("/") }
         XCTAssertEqual(files.count, 20)
         var damaged = 0
         for (n, file) in files.enumerated() {
@@ -156,15 +156,22 @@ final class DiskCacheTests: XCTestCase {
         XCTAssertEqual(storedBytes(), 0)
     }
 
-    func testLeftoverTempFilesAreRemovedOnOpen() throws {
-        _ = try open()
-        // A temp file of a process that no longer runs (pid 0x7ffffff0 is never handed out).
-        let temp = directory.path + "/tmp/2147483632.1"
-        let fd = Glibc.open(temp, O_WRONLY | O_CREAT, 0o600)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        close(fd)
-        _ = try open()
-        XCTAssertFalse(directory.files().contains { $0.path.hasPrefix("tmp/") })
+    func testLeftoverTempFilesOfDeadProcessesAreRemovedByTheIndexScan() throws {
+        let cache = try open()
+        cache.store(diskCacheTestKey(1), body: [1], metadata: HTTPCacheMetadata())
+        let shard = try XCTUnwrap(directory.files().first { $0.path.contains("/") }?.path.split(separator: "/").first)
+        // A temp file of a process that no longer runs (pid 0x7ffffff0 is never handed
+        // out), and one of a process that does (this one's parent).
+        for name in [".tmp-2147483632.1", ".tmp-\(getppid()).1"] {
+            let fd = Glibc.open("\(directory.path)/\(shard)/\(name)", O_WRONLY | O_CREAT, 0o600)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            close(fd)
+        }
+        let reopened = try open()
+        reopened.loadIndex()
+        let temps = directory.files().map(\.path).filter { $0.contains("/.tmp-") }
+        XCTAssertEqual(temps, ["\(shard)/.tmp-\(getppid()).1"], "only the live process's write is left")
+        XCTAssertEqual(reopened.statistics.entries, 1, "temp files are not entries")
     }
 
     func testAFailedWriteIsCountedAndLosesNothing() throws {
@@ -183,7 +190,7 @@ final class DiskCacheTests: XCTestCase {
         XCTAssertFalse(stored)
         XCTAssertEqual(cache.statistics.writeErrors, 1)
         for i in 0..<5 { XCTAssertEqual(cache.read(diskCacheTestKey(i))?.body, diskCacheTestBody(i), "entry \(i) intact") }
-        XCTAssertFalse(directory.files().contains { $0.path.hasPrefix("tmp/") }, "the partial write is gone")
+        XCTAssertFalse(directory.files().contains { $0.path.contains("/.tmp-") }, "the partial write is gone")
     }
 
     func testAnUnusableDirectoryIsAnError() throws {

@@ -7,7 +7,9 @@ import Glibc
 /// (the URL: its first two digits are the shard), the second its variant (the
 /// original, or one thumbnail box). Both are SHA-256 digests, never taken from the
 /// URL's text, so no URL can reach outside the directory or pick another's file.
-/// `<dir>/tmp/` holds writes in progress, `<dir>/lock` is the `flock` every change
+/// `.tmp-<pid>.<n>` files in a shard are writes in progress (in the shard, so the
+/// rename into place stays within one directory: a rename across directories takes
+/// a lock the whole file system shares). `<dir>/lock` is the `flock` every change
 /// takes, and `<dir>/journal` tells other processes what changed (`DiskCacheJournal`).
 ///
 /// Guarantees:
@@ -15,8 +17,8 @@ import Glibc
 ///   old file or the new one, never half of one; its length and CRC-32 are checked
 ///   on every read, and a torn or damaged file is deleted, never returned.
 /// - Least recently used entries are evicted before a write that would pass the
-///   limit, so the directory exceeds the limit by at most the one temp file being
-///   written (per writing process).
+///   limit, so the directory exceeds the limit by at most the temp files being
+///   written (one per writing thread).
 /// - A failed write (disk full, read-only) is counted and leaves every existing
 ///   entry as it was.
 /// - No fsync: power loss may lose recent entries (detected as torn and deleted).
@@ -74,13 +76,11 @@ public final class DiskCache: Sendable {
     private let scans = Condition()
     nonisolated(unsafe) private var scanning = 0  // guarded by scans
 
-    /// Opens (creating when missing) the cache in `directory`, bounded to `limit` bytes,
-    /// and removes temp files left by processes that died. Throws `.io` when the
-    /// directory cannot be created, written or locked.
+    /// Opens (creating when missing) the cache in `directory`, bounded to `limit` bytes.
+    /// Throws `.io` when the directory cannot be created, written or locked. (Temp
+    /// files left by processes that died are removed by the first index scan.)
     public init(directory: String, limit: Int) throws(LoaderError) {
-        guard !directory.isEmpty, limit > 0, DiskCacheFiles.makeDirectories(directory),
-              DiskCacheFiles.makeDirectories(directory + "/tmp")
-        else { throw .io }
+        guard !directory.isEmpty, limit > 0, DiskCacheFiles.makeDirectories(directory) else { throw .io }
         let lockFD = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockFD >= 0 else { throw .io }
         let journalFD = open(directory + "/journal", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -92,10 +92,7 @@ public final class DiskCache: Sendable {
         self.limit = limit
         self.lockFD = lockFD
         self.journal = DiskCacheJournal(fd: journalFD)
-        withFileLock {
-            _ = journal.generation()
-            removeAbandonedTemps()
-        }
+        withFileLock { _ = journal.generation() }
     }
 
     deinit {
@@ -152,11 +149,12 @@ public final class DiskCache: Sendable {
         scans.locked {
             while scanning > 0 { scans.wait() }
         }
+        let shard = "\(directory)/\(name.prefix(2))"
         let temp = state.withLock { s -> String in
             s.nextTemp += 1
-            return "\(directory)/tmp/\(getpid()).\(s.nextTemp)"
+            return "\(shard)/\(Self.tempPrefix)\(getpid()).\(s.nextTemp)"
         }
-        guard writeTemp(temp, file) else {
+        guard DiskCacheFiles.makeDirectories(shard), writeTemp(temp, file) else {
             unlink(temp)
             published.withLock { $0.writeErrors += 1 }
             return false
@@ -171,8 +169,7 @@ public final class DiskCache: Sendable {
                     _remove(victim, in: &s)
                     evicted += 1
                 }
-                let shard = "\(directory)/\(name.prefix(2))"
-                guard DiskCacheFiles.makeDirectories(shard), rename(temp, path(of: name)) == 0 else { return false }
+                guard rename(temp, path(of: name)) == 0 else { return false }
                 s.index.insert(name, size: file.count)
                 s.journalOffset = journal.append(.add, name, size: file.count)
                 _compactJournalIfLarge(&s)
@@ -296,11 +293,14 @@ public final class DiskCache: Sendable {
     }
 
     /// One pass over the shards: name, size and modification time of every entry,
-    /// inserted oldest first. Files are not opened; reads check them.
+    /// inserted oldest first, and temp files of dead processes removed. Files are not
+    /// opened; reads check them.
     private func scanDirectory() -> DiskCacheIndex {
         var found: [(name: String, size: Int, modified: Int64)] = []
         for shard in Self.shards {
-            for name in DiskCacheFiles.list("\(directory)/\(shard)") where name.utf8.count == Self.nameLength {
+            for name in DiskCacheFiles.list("\(directory)/\(shard)") {
+                if Self.isAbandonedTemp(name) { unlink("\(directory)/\(shard)/\(name)") }
+                guard name.utf8.count == Self.nameLength, !name.hasPrefix(Self.tempPrefix) else { continue }
                 if let file = DiskCacheFiles.sizeAndModified("\(directory)/\(shard)/\(name)") {
                     found.append((name, file.size, file.modified))
                 }
@@ -346,16 +346,14 @@ public final class DiskCache: Sendable {
         return close(fd) == 0 && written
     }
 
-    /// Temp files are named `<pid>.<n>`: those of processes no longer running are
-    /// what a crash left behind. (Called with the file lock held.)
-    private func removeAbandonedTemps() {
-        let me = getpid()
-        for name in DiskCacheFiles.list(directory + "/tmp") {
-            let pid = Int32(name.split(separator: ".").first ?? "") ?? 0
-            if pid <= 0 || pid == me || (kill(pid, 0) != 0 && errno == ESRCH) {
-                unlink("\(directory)/tmp/\(name)")
-            }
-        }
+    private static let tempPrefix = ".tmp-"
+
+    /// Whether `name` is a temp file a crash left behind: one whose process (the pid
+    /// in its name) no longer runs. Another process's write in progress is not.
+    private static func isAbandonedTemp(_ name: String) -> Bool {
+        guard name.hasPrefix(tempPrefix) else { return false }
+        let pid = Int32(name.dropFirst(tempPrefix.count).split(separator: ".").first ?? "") ?? 0
+        return pid <= 0 || (pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH)
     }
 
     private func withFileLock<T>(_ body: () -> T) -> T {
