@@ -15,6 +15,9 @@ extension DiskCacheTests {
         guard let path = ChildProcess.environment("LAZYIMG_TEST_CACHE_DIR") else {
             throw XCTSkip("runs only as the child of a DiskCacheTests process test")
         }
+        // setUp made a directory the child does not use, and exit() or SIGKILL will
+        // skip tearDown: remove it now.
+        directory.remove()
         let env = { (name: String) in Int(ChildProcess.environment(name) ?? "") ?? 0 }
         let (first, count, rounds, progress) = (env("LAZYIMG_TEST_FIRST"), env("LAZYIMG_TEST_COUNT"),
                                                 env("LAZYIMG_TEST_ROUNDS"), env("LAZYIMG_TEST_PROGRESS_FD"))
