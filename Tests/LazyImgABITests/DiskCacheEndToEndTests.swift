@@ -94,6 +94,29 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(server.totalHits, urls.count)
     }
 
+    func testEncodedOutputIsKeptOnDiskToo() throws {
+        let urls = servePhotos()
+        let first = try makeHost { $0.output = LAZYIMG_OUTPUT_ENCODED }
+        XCTAssertEqual(first.setItems(urls), LAZYIMG_OK)
+        for row in urls.indices { XCTAssertEqual(first.request(row).status, LAZYIMG_PENDING) }
+        first.dispatch(until: urls.count)
+        XCTAssertEqual(first.destroy(), LAZYIMG_OK, "waits for the disk writes")
+
+        let second = try makeHost { $0.output = LAZYIMG_OUTPUT_ENCODED }
+        XCTAssertEqual(second.setItems(urls), LAZYIMG_OK)
+        for row in urls.indices { XCTAssertEqual(second.request(row).status, LAZYIMG_PENDING) }
+        second.dispatch(until: urls.count)
+        XCTAssertEqual(sources(second), Array(repeating: LAZYIMG_SOURCE_DISK, count: urls.count))
+        XCTAssertEqual(server.totalHits, urls.count)
+        var image: OpaquePointer?
+        XCTAssertEqual(lazyimg_lookup(second.loader, 0, &image), LAZYIMG_OK)
+        defer { lazyimg_image_release(image) }
+        var size = 0
+        let bytes = try XCTUnwrap(lazyimg_image_encoded_data(image, &size))
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: bytes, count: size)), makeJPEG(width: 200, height: 150,
+                       pattern: .solid(red: colours[0].0, green: colours[0].1, blue: colours[0].2)), "the file as downloaded")
+    }
+
     func testAStaleEntryIsRevalidatedAndA304RefreshesItWithoutADownload() throws {
         let body = makeJPEG(width: 120, height: 90, pattern: .solid(red: 10, green: 120, blue: 240))
         // max-age=0: stale as soon as it is stored.

@@ -19,27 +19,27 @@ extension ImageLoader {
             s.stats.bytesDownloaded += UInt64(response.bytesReceived)
             if case .revalidated = origin { s.stats.diskRevalidations += 1 }
             switch response.result {
-            case .success(let bytes) where encoded != nil:
+            case .success(let bytes) where encoded != nil && diskCache == nil:
                 // The host decodes: hand out the file once its bytes say it is an image.
-                if let encoded {
-                    _finishJob(job.id, key, encoded, httpStatus: response.httpStatus, bytes: bytes, source: source, in: &s)
-                    if diskCache != nil {
-                        decodePool.submit(priority: Int.max) { [weak self] _ in
-                            self?.storeOnDisk(key, bytes: bytes, image: nil, origin: origin, headers: response.cacheHeaders)
-                        }
-                    }
-                }
+                if let encoded { _finishJob(job.id, key, encoded, httpStatus: response.httpStatus, bytes: bytes, in: &s) }
             case .success(let bytes):
+                // With a disk cache, encoded output too goes through a decode thread: it
+                // writes the file after answering, and a loader destroyed meanwhile
+                // waits for that running job.
                 s.jobs[key]?.phase = .decoding
                 let options = configuration.decodeOptions
                 let limits = DecodeLimits(maxPixels: configuration.maxPixels)
                 let httpStatus = response.httpStatus
-                let submitted = decodePool.submit(priority: job.rank(in: s.view)) { [weak self] decoder in
+                let submitted = decodePool.submit(priority: job.rank(in: s.view)) { [weak self, encoded] decoder in
                     let result: Result<DecodedImage, LoaderError>
-                    do throws(LoaderError) {
-                        result = .success(try decoder.decode(bytes, options: options, limits: limits))
-                    } catch {
-                        result = .failure(error)
+                    if let encoded {
+                        result = encoded
+                    } else {
+                        do throws(LoaderError) {
+                            result = .success(try decoder.decode(bytes, options: options, limits: limits))
+                        } catch {
+                            result = .failure(error)
+                        }
                     }
                     guard let self else { return }
                     state.withLock { s in
