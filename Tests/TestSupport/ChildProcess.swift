@@ -7,7 +7,8 @@ public struct ChildProcess: Sendable {
     public let pid: pid_t
 
     /// Starts `test` ("Module.Class/testMethod") in a new process with `environment`
-    /// added to ours. Descriptors without FD_CLOEXEC are inherited.
+    /// added to ours. Descriptors without FD_CLOEXEC are inherited; its output goes
+    /// to /dev/null, so XCTest's lines about the child never mix with the parent's.
     public init(test: String, environment: [String: String]) throws {
         let executable = CommandLine.arguments[0]
         let arguments = [executable, test]
@@ -23,8 +24,13 @@ public struct ChildProcess: Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO)
         var child = pid_t()
-        let rc = posix_spawn(&child, executable, nil, nil, argv, envp)
+        let rc = posix_spawn(&child, executable, &actions, nil, argv, envp)
         guard rc == 0 else { throw TestSupportError.system(call: "posix_spawn", errno: rc) }
         pid = child
     }
