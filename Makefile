@@ -30,7 +30,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful bench-schedule memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -178,6 +178,16 @@ bench-schedule:
 	    -o build/bench_schedule -L$(RELEASE_BIN) \
 	    -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS) -lm
 	./build/bench_schedule
+
+# What the disk cache buys: warm start, cold from disk and disk-hit throughput
+# against the network and a read() + TurboJPEG floor (release build; prints a table).
+bench-disk:
+	$(MAKE) --no-print-directory CONFIG=release build
+	@mkdir -p build
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_disk.c examples-c/image_server.c \
+	    -o build/bench_disk -L$(RELEASE_BIN) \
+	    -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
+	./build/bench_disk
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
 # ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).

@@ -476,6 +476,68 @@ static void report_arrivals(const struct demo *d)
     }
 }
 
+/* The second run's events: how many images, and how many came from disk. */
+struct second_run {
+    unsigned images;
+    unsigned from_disk;
+};
+
+static void on_second_run_event(void *user_data, const lazyimg_event *ev)
+{
+    struct second_run *r = user_data;
+    if (ev->type == LAZYIMG_EVENT_IMAGE) {
+        r->images++;
+        if (ev->source == LAZYIMG_SOURCE_DISK)
+            r->from_disk++;
+    }
+}
+
+/* 5. A second run, as after a restart: a new loader on the same disk cache
+ *    shows the first screen from disk (thumbnails: no download, no decode). */
+static void second_run(struct demo *d, const char *cache_dir)
+{
+    struct second_run r = {0, 0};
+    unsigned hits = image_server_total_hits(d->server), wanted = 0;
+    lazyimg_loader *loader = NULL;
+    lazyimg_config cfg;
+    lazyimg_status st;
+    size_t row;
+    long start = now_ms(), ms;
+
+    lazyimg_config_init(&cfg);
+    cfg.on_event = on_second_run_event;
+    cfg.user_data = &r;
+    cfg.target_width = BOX;
+    cfg.target_height = BOX;
+    cfg.prefetch_rows = 0;
+    cfg.disk_cache_dir = cache_dir;
+    st = lazyimg_loader_create(&cfg, &loader);
+    expect(d, st == LAZYIMG_OK, "second run: lazyimg_loader_create: %s", lazyimg_strerror(st));
+    if (st != LAZYIMG_OK)
+        return;
+    lazyimg_set_items(loader, (const char *const *)d->urls, ROWS);
+    lazyimg_set_visible_range(loader, 0, VISIBLE);
+    for (row = 0; row < VISIBLE; row++) {
+        lazyimg_image *image = NULL;
+        uint64_t ticket = 0;
+        if (lazyimg_request(loader, row, &image, &ticket) == LAZYIMG_PENDING)
+            wanted++;
+        lazyimg_image_release(image);
+    }
+    while (r.images < wanted && now_ms() - start < WAIT_MS) {
+        lazyimg_wait(loader, 100);
+        lazyimg_dispatch(loader, 0);
+    }
+    ms = now_ms() - start;
+    printf("\nsecond run (a new loader on the same disk cache, as after a restart)\n");
+    printf("  rows 0..%d shown after %ld ms: %u of %u from disk, %u server requests\n",
+           VISIBLE - 1, ms, r.from_disk, wanted, image_server_total_hits(d->server) - hits);
+    expect(d, wanted > 0 && r.from_disk == wanted, "second run: %u of %u rows from disk", r.from_disk,
+           wanted);
+    expect(d, image_server_total_hits(d->server) == hits, "second run: the server was asked again");
+    lazyimg_loader_destroy(loader);
+}
+
 int main(void)
 {
     static struct demo demo;
@@ -489,6 +551,7 @@ int main(void)
     long ms;
     static const size_t drag[] = {8, 16, 24, 32, 40, 48};
     static const size_t decelerate[] = {54, 58, FINAL_FIRST};
+    char cache_dir[] = "/tmp/lazyimg-demo-XXXXXX", remove_cache[64];
 
     alarm(120); /* a last resort: the demo can never hang */
 
@@ -512,6 +575,7 @@ int main(void)
     cfg.target_height = BOX;
     cfg.prefetch_rows = VISIBLE;
     cfg.retry_after_ms = 60000; /* the 404 stays failed for the whole demo */
+    cfg.disk_cache_dir = mkdtemp(cache_dir); /* NULL (no disk cache) if it fails */
     st = lazyimg_loader_create(&cfg, &d->loader);
     if (st < 0) {
         printf("FAIL: lazyimg_loader_create: %s\n", lazyimg_strerror(st));
@@ -628,6 +692,12 @@ int main(void)
         if (d->cells[i].image != NULL)
             expect(d, lazyimg_image_pixels(d->cells[i].image) != NULL, "image lost after destroy");
         lazyimg_image_release(d->cells[i].image);
+    }
+    if (cfg.disk_cache_dir != NULL) {
+        second_run(d, cache_dir);
+        snprintf(remove_cache, sizeof remove_cache, "rm -rf '%s'", cache_dir);
+        if (system(remove_cache) != 0)
+            printf("  (could not remove %s)\n", cache_dir);
     }
     image_server_stop(d->server);
     for (row = 0; row < ROWS; row++)

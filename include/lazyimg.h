@@ -125,6 +125,9 @@ const char *lazyimg_strerror(lazyimg_status status);
 /* A loader: one list, its view state, its caches and its workers. */
 typedef struct lazyimg_loader lazyimg_loader;
 
+/* What several loaders share (lazyimg_session_create): see "sessions" below. */
+typedef struct lazyimg_session lazyimg_session;
+
 /* A decoded image: opaque, immutable and reference-counted. Its pixels never
  * change and stay valid while the caller holds a reference, whatever the
  * cache or the loader does, even after lazyimg_loader_destroy. */
@@ -191,7 +194,9 @@ typedef enum lazyimg_event_type {
 typedef enum lazyimg_source {
     LAZYIMG_SOURCE_NONE = 0,    /* failures */
     LAZYIMG_SOURCE_MEMORY = 1,
-    LAZYIMG_SOURCE_DISK = 2,    /* reserved for the disk cache */
+    LAZYIMG_SOURCE_DISK = 2,    /* the disk cache (disk_cache_dir), also after a
+                                   304 Not Modified or a stale copy served while
+                                   the network is down */
     LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl, or a file:// read */
 } lazyimg_source;
 
@@ -337,6 +342,23 @@ typedef struct lazyimg_config {
                                       running may overshoot it by up to
                                       max_concurrent_downloads files. Default
                                       64 MiB; 0 = default */
+    const char *disk_cache_dir;    /* copied; NULL (default) = no disk cache. A
+                                      directory for the original files and the
+                                      thumbnails of each box used, kept across runs
+                                      and shareable by processes; created when
+                                      missing. lazyimg_loader_create fails with IO
+                                      when it cannot be created, written or locked */
+    uint64_t disk_cache_bytes;     /* the disk cache's limit; default 256 MiB;
+                                      0 = default */
+    uint32_t disk_cache_serve_stale; /* 1 (default): when the network fails or the
+                                      server answers 5xx, a stale disk copy answers
+                                      instead (source DISK); 0 = report the error */
+    lazyimg_session *session;      /* NULL (default) = the loader's own network and
+                                      download table. Else borrowed: the loader
+                                      takes its own reference, and uses the
+                                      session's network, download table and disk
+                                      cache (disk_cache_dir and disk_cache_bytes
+                                      are then ignored) */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -347,7 +369,8 @@ void lazyimg_config_init(lazyimg_config *cfg);
 /* Creates a loader. `cfg` is copied (NULL = defaults). On success *out is a
  * loader the caller owns (destroy it with lazyimg_loader_destroy).
  * Errors: INVALID_ARGUMENT (out NULL, struct_size 0, a bad field or header
- * line), NO_MEMORY, IO (threads or the event fd could not be made),
+ * line), NO_MEMORY, IO (threads or the event fd could not be made, or
+ * disk_cache_dir cannot be created, written or locked),
  * NETWORK (libcurl could not be initialised). */
 lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader **out);
 
@@ -591,6 +614,16 @@ typedef struct lazyimg_stats {
                                       backoff (each failure also counts in
                                       downloads_failed, each new try in
                                       downloads_started) */
+    uint64_t disk_hits;            /* jobs answered from the disk cache without
+                                      the network */
+    uint64_t disk_revalidations;   /* stale disk copies the server confirmed with
+                                      304 Not Modified (no body downloaded) */
+    uint64_t disk_cache_bytes;     /* now: the entries' bytes (0 until counted, just
+                                      after create) */
+    uint64_t disk_cache_count;     /* now: the entries (originals and thumbnails) */
+    uint64_t disk_evictions;       /* entries evicted to stay within the limit */
+    uint64_t disk_write_errors;    /* writes that failed (disk full, read-only);
+                                      existing entries are kept intact */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.
@@ -609,6 +642,52 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
  * milliseconds with a large heap: call it on a memory warning, not per frame.
  * NULL and unknown levels are ignored. */
 void lazyimg_trim_memory(lazyimg_loader *loader, int level);
+
+/* ------------------------------------------------------------- disk cache */
+
+/* With disk_cache_dir set, lookups go memory, then disk (on a worker thread),
+ * then network. lazyimg_lookup and lazyimg_lookup_url stay memory-only.
+ * Freshness follows the server's Cache-Control: max-age=N is fresh for N
+ * seconds, then revalidated with If-None-Match / If-Modified-Since (a 304
+ * refreshes it without a download); no-cache is revalidated on every use;
+ * no-store is never written; a response with neither max-age nor no-cache
+ * stays fresh until evicted or removed. */
+
+/* Removes every entry of the loader's disk cache (other loaders and processes
+ * sharing the directory see it empty too). Blocks for the file deletions: not
+ * for a per-frame path. OK also when the loader has no disk cache.
+ * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
+lazyimg_status lazyimg_disk_cache_clear(lazyimg_loader *loader);
+
+/* Removes `url` (copied) from the disk cache, its original and the thumbnails
+ * of every box, and from this loader's memory cache, so the next request
+ * downloads it. Blocks for the file deletions. OK also when it was not cached
+ * or the loader has no disk cache.
+ * Errors: INVALID_ARGUMENT (NULL loader or url), SHUTDOWN. */
+lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char *url);
+
+/* --------------------------------------------------------------- sessions */
+
+/* A session is what loaders in one process share: one libcurl network thread
+ * and its connections (max_concurrent_downloads for all of them together), one
+ * table of downloads so that a URL is downloaded once however many loaders
+ * want it (each decodes it into its own box), and one disk cache. Pass it in
+ * lazyimg_config.session. A loader made without one has its own, as before.
+ * The memory cache and the per-loader download limit stay per loader. */
+
+/* Creates a session from the disk_cache_dir, disk_cache_bytes and
+ * max_concurrent_downloads fields of `cfg` (NULL = defaults: no disk cache);
+ * other fields are ignored. On success *out is +1 reference: release it with
+ * lazyimg_session_destroy.
+ * Errors: INVALID_ARGUMENT (out NULL, a bad field), IO (the disk cache
+ * directory cannot be created, written or locked), NETWORK (libcurl could not
+ * be initialised). */
+lazyimg_status lazyimg_session_create(const lazyimg_config *cfg, lazyimg_session **out);
+
+/* Drops the caller's reference; NULL is accepted. Loaders made with the session
+ * keep theirs: the network thread stops when the last of them is destroyed, so
+ * this may be called right after the loaders are created. */
+void lazyimg_session_destroy(lazyimg_session *session);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,8 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.prefetch_waste_bytes = UInt64(defaults.prefetchWasteBytes)
     c.max_host_connections = UInt32(defaults.maxHostConnections)
     c.decode_queue_bytes = UInt64(defaults.decodeQueueBytes)
+    c.disk_cache_bytes = UInt64(defaults.diskCacheBytes)
+    c.disk_cache_serve_stale = defaults.serveStaleOnError ? 1 : 0
     cfg.pointee = c
 }
 
@@ -109,6 +111,10 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
         }
     }
     config.networkPolicy = try readNetworkPolicy(c)
+    config.diskCacheDirectory = c.disk_cache_dir.map { String(cString: $0) }
+    config.diskCacheBytes = c.disk_cache_bytes == 0 ? defaults.diskCacheBytes : Int(clamping: c.disk_cache_bytes)
+    config.serveStaleOnError = c.disk_cache_serve_stale != 0
+    config.session = c.session.map { Unmanaged<ImageSession>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
     return (config, EventCallback(function: c.on_event, userData: c.user_data))
 }
 

@@ -14,6 +14,12 @@ private func borrowLoader<Result>(_ pointer: OpaquePointer, _ body: (ImageLoader
     Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
 }
 
+/// The loader behind a pointer, unretained, for exports that hold it across calls
+/// of their own (the disk cache calls).
+func loader(_ pointer: OpaquePointer) -> ImageLoader {
+    Unmanaged<ImageLoader>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+}
+
 /// Runs `body` on the borrowed loader, mapping errors to statuses.
 @inline(__always)
 func withLoader(_ pointer: OpaquePointer?,
@@ -215,6 +221,12 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
         c.prefetch_wasted = s.prefetchWasted
         c.prefetch_waste_bytes = s.prefetchWasteBytes
         c.downloads_retried = s.downloadsRetried
+        c.disk_hits = s.diskHits
+        c.disk_revalidations = s.diskRevalidations
+        c.disk_cache_bytes = s.diskBytes
+        c.disk_cache_count = s.diskEntries
+        c.disk_evictions = s.diskEvictions
+        c.disk_write_errors = s.diskWriteErrors
         withUnsafeBytes(of: &c) { bytes in
             UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))
         }

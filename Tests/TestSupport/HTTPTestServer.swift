@@ -43,6 +43,8 @@ public final class HTTPTestServer: @unchecked Sendable {
         /// Sends the head and this many body bytes, then holds the rest until
         /// `release(path)`.
         var stallAfter: Int? = nil
+        /// When set, a request whose If-None-Match names it gets 304 and no body.
+        var etag: String? = nil
     }
 
     public let port: Int
@@ -103,6 +105,13 @@ public final class HTTPTestServer: @unchecked Sendable {
                       framing: Framing = .contentLength, headers: [String] = []) {
         addRoute(path, Route(status: status, headers: ["Content-Type: \(contentType)"] + headers,
                              body: body, framing: framing, hold: .none))
+    }
+
+    /// Serves `body` with this ETag (and `headers`, such as Cache-Control), answering
+    /// 304 Not Modified without a body to a request whose If-None-Match names it.
+    public func serveWithETag(_ path: String, body: [UInt8], etag: String, headers: [String] = []) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream", "ETag: \(etag)"] + headers,
+                             body: body, framing: .contentLength, hold: .none, etag: etag))
     }
 
     /// Holds the whole response for `delayMilliseconds`, or until `release(path)`.
@@ -305,8 +314,8 @@ public final class HTTPTestServer: @unchecked Sendable {
     }
 
     /// Sends the response; false when the connection must close afterwards.
-    private func respond(_ connection: Int32, to request: HTTPTestRequest, with route: Route?) -> Bool {
-        guard let route else {
+    private func respond(_ connection: Int32, to request: HTTPTestRequest, with found: Route?) -> Bool {
+        guard var route = found else {
             let notFound = Array("not found\n".utf8)
             let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(notFound.count)\r\n\r\n"
             return send(connection, Array(head.utf8) + notFound) && request.wantsKeepAlive
@@ -320,6 +329,10 @@ public final class HTTPTestServer: @unchecked Sendable {
             guard hold(connection, path: request.path, milliseconds: milliseconds) else { return false }
         }
 
+        if let etag = route.etag, request.header("If-None-Match") == etag {
+            route.status = 304
+            route.body = []
+        }
         var head = "HTTP/1.1 \(route.status) \(Self.reason(route.status))\r\n"
         var keepAlive = request.wantsKeepAlive
         switch route.framing {
@@ -411,6 +424,7 @@ public final class HTTPTestServer: @unchecked Sendable {
         case 200: "OK"
         case 301: "Moved Permanently"
         case 302: "Found"
+        case 304: "Not Modified"
         case 307: "Temporary Redirect"
         case 404: "Not Found"
         case 500: "Internal Server Error"

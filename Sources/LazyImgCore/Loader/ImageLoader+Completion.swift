@@ -1,7 +1,10 @@
 /// What happens when a download or a decode ends. Called on the network and decode
 /// threads; each takes the state lock once.
 extension ImageLoader {
-    func transferDidComplete(_ transfer: TransferID, _ response: DataResponse) {
+    func transferDidComplete(_ transfer: TransferID, _ received: DataResponse) {
+        // A 304, or a failure a stale disk copy may answer instead, becomes that copy.
+        let (response, origin) = resolveWithDiskCopy(transfer, received)
+        let source: ImageSource = origin == .network ? .network : .disk
         // Encoded output needs no decode; the image (a copy of the bytes) is made before
         // taking the lock, which every host call waits on.
         var encoded: Result<DecodedImage, LoaderError>?
@@ -19,12 +22,17 @@ extension ImageLoader {
                 _fetchedUnasked(key, row: row, bytes: bytes.count, in: &s)
             }
             if case .success = response.result { s.hostBackoff.recordSuccess(of: key.url) }
+            if case .revalidated = origin { s.stats.diskRevalidations += 1 }
             switch response.result {
-            case .success(let bytes) where encoded != nil:
+            case .success(let bytes) where encoded != nil && diskCache == nil:
                 // The host decodes: hand out the file once its bytes say it is an image.
                 if let encoded { _finishJob(job.id, key, encoded, httpStatus: response.httpStatus, bytes: bytes, in: &s) }
             case .success(let bytes):
-                _queueDecode(job, bytes, httpStatus: response.httpStatus, in: &s)
+                // With a disk cache, encoded output too goes through a decode thread: it
+                // writes the file after answering, and a loader destroyed meanwhile
+                // waits for that running job.
+                _queueDecode(job, bytes, encoded: encoded, httpStatus: response.httpStatus, source: source,
+                             origin: origin, headers: response.cacheHeaders, in: &s)
             case .failure(let error):
                 s.stats.downloadsFailed += 1
                 _downloadDidFail(key, error, response, in: &s)
@@ -34,12 +42,13 @@ extension ImageLoader {
     }
 
     /// A job's image is ready (or could not be made from its bytes): cache it and
-    /// answer every ticket.
+    /// answer every ticket. `decoded` is false for a thumbnail read from disk.
     func _finishJob(_ jobID: UInt64, _ key: CacheKey, _ result: Result<DecodedImage, LoaderError>,
-                    httpStatus: Int, bytes: [UInt8], in s: inout LoaderState) {
+                    httpStatus: Int, bytes: [UInt8], source: ImageSource = .network, decoded: Bool = true,
+                    in s: inout LoaderState) {
         switch result {
         case .success(let image):
-            if image.encoded == nil { s.stats.imagesDecoded += 1 }
+            if image.encoded == nil && decoded { s.stats.imagesDecoded += 1 }
             // Even for a job cancelled meanwhile: the work is done, keep it.
             s.cache.insert(image, for: key)
             guard let job = s.jobs[key], job.id == jobID else { return }
@@ -47,7 +56,7 @@ extension ImageLoader {
             // Fetched unasked, then asked for while it downloaded or decoded.
             if !job.tickets.isEmpty && s.prefetch.shown(key) { s.stats.prefetchHits += 1 }
             for id in job.tickets.keys.sorted() {
-                _finish(id, .image(image, .network), httpStatus: httpStatus, in: &s)
+                _finish(id, .image(image, source), httpStatus: httpStatus, in: &s)
             }
         case .failure(let error):
             guard let job = s.jobs[key], job.id == jobID else { return }

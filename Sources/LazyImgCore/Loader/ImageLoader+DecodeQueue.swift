@@ -6,8 +6,12 @@
 /// `_pump` starts no download while it is over `configuration.decodeQueueBytes`, and a
 /// decode whose rows left the screen while it waited is skipped, not run.
 extension ImageLoader {
-    /// Hands a downloaded job's bytes to the decode pool.
-    func _queueDecode(_ job: Job, _ bytes: [UInt8], httpStatus: Int, in s: inout LoaderState) {
+    /// Hands a downloaded job's bytes to the decode pool. `encoded` is the image when
+    /// the host decodes (it only passes through, to be written to disk after the
+    /// tickets are answered); `origin` and `headers` say how to keep it on disk.
+    func _queueDecode(_ job: Job, _ bytes: [UInt8], encoded: Result<DecodedImage, LoaderError>? = nil,
+                      httpStatus: Int, source: ImageSource = .network, origin: DownloadOrigin = .network,
+                      headers: HTTPCacheHeaders = HTTPCacheHeaders(), in s: inout LoaderState) {
         let key = job.key
         let options = configuration.decodeOptions
         let limits = DecodeLimits(maxPixels: configuration.maxPixels)
@@ -16,17 +20,25 @@ extension ImageLoader {
             guard let self, state.withLock({ s in _claimDecode(job.id, key, byteCount: bytes.count, in: &s) })
             else { return }
             let result: Result<DecodedImage, LoaderError>
-            do throws(LoaderError) {
-                result = .success(try decoder.decode(bytes, options: options, limits: limits))
-            } catch {
-                result = .failure(error)
+            if let encoded {
+                result = encoded
+            } else {
+                do throws(LoaderError) {
+                    result = .success(try decoder.decode(bytes, options: options, limits: limits))
+                } catch {
+                    result = .failure(error)
+                }
             }
             state.withLock { s in
                 s.decodeQueuedBytes -= bytes.count
-                _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, in: &s)
+                _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, source: source, in: &s)
                 // Freed queue bytes, or a hit on a prefetched image lifting the waste
                 // budget, may let more downloads start.
                 _pump(in: &s)
+            }
+            // After the tickets are answered: the write does not delay them.
+            if case .success(let image) = result {
+                storeOnDisk(key, bytes: bytes, image: image, origin: origin, headers: headers)
             }
         }
         // Refused only once shutdown began, which has ended every ticket already.

@@ -36,11 +36,7 @@ extension ImageLoader {
             guard !s.isShuttingDown else { return nil }
             // The pump forgot rows and requests it could not start yet: offer them again.
             for range in s.window.wantedRanges { s.toStart.insert(range) }
-            let window = s.window
-            for job in s.jobs.values where job.phase == .waiting
-                && (window.visible == nil || job.tickets.values.contains { !window.wants($0) }) {
-                s.arrivals.append(job.key)
-            }
+            for job in s.jobs.values where job.phase == .waiting { _requeue(job, in: &s) }
             _pump(in: &s)
             let now = clock.nowMilliseconds
             var next: Int64?
@@ -51,6 +47,22 @@ extension ImageLoader {
             return next
         }
         if let next { retryTimer.wake(afterMilliseconds: next) }
+    }
+}
+
+extension ImageLoader {
+    /// Offers a waiting job to the pump again, after the pump took its rows out of
+    /// `toStart` while it could not start (retry wait, host pause, disk read): its
+    /// rows in the window go back there, anything else to the arrival order.
+    func _requeue(_ job: Job, in s: inout LoaderState) {
+        let window = s.window
+        var queued = false
+        for row in Array(job.tickets.values) + (job.prefetchRow.map { [$0] } ?? [])
+        where window.visible != nil && window.wants(row) {
+            s.toStart.insert(row)
+            queued = true
+        }
+        if !queued { s.arrivals.append(job.key) }
     }
 }
 

@@ -121,6 +121,7 @@ extension ImageLoader {
     func _pump(in s: inout LoaderState) {
         _startFetches(in: &s)
         guard !s.isShuttingDown else { return }
+        _startDiskReads(in: &s)
         let now = clock.nowMilliseconds
         let moving = s.view.scroll != .idle
         let screen = s.window.visible?.count ?? 0
@@ -130,6 +131,11 @@ extension ImageLoader {
             let mayPace = !moving
                 || s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads)
             guard let next = _nextToStart(now: now, includingPaced: mayPace, in: &s) else { return }
+            // A job the prefetcher just made looks on disk first; that takes no slot.
+            if diskCache != nil, s.jobs[next.key]?.diskChecked == false {
+                _startDiskRead(next.key, in: &s)
+                continue
+            }
             if moving && next.isPaced { s.starts.take() }
             _startDownload(next.key, row: next.row, in: &s)
         }
@@ -193,7 +199,10 @@ extension ImageLoader {
         s.jobByTransfer[id] = key
         s.downloading += 1
         s.stats.downloadsStarted += 1
-        transport.start(id, configuration.dataRequest(for: key.url)) { [weak self] id, response in
+        var request = configuration.dataRequest(for: key.url)
+        // A stale disk copy is revalidated: a 304 answers without a body.
+        if let validators = s.jobs[key]?.staleCopy?.metadata.validatorHeaders { request.headers += validators }
+        transport.start(id, request) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }
     }

@@ -26,9 +26,13 @@ public final class ImageLoader: Sendable {
     /// Starts retries whose wait ends while the host makes no calls.
     let retryTimer: WakeTimer
 
+    /// nil unless the configuration names a directory (or a session with one).
+    let diskCache: DiskCache?
+
     /// - Parameters:
-    ///   - transport: fetches bytes; nil = libcurl on a network thread of its own (and
-    ///     file:// on a reader thread, when allowed).
+    ///   - transport: fetches bytes; nil = the configuration's session, or without
+    ///     one libcurl on a network thread of its own (and file:// on a reader
+    ///     thread, when allowed).
     ///   - makeDecoder: makes one decoder per decode thread.
     ///   - jitter: a random number in 0..<1 per retry, spreading retries apart.
     ///   - onEvent: called once per finished ticket, never with a lock held.
@@ -40,12 +44,22 @@ public final class ImageLoader: Sendable {
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onEvent: @escaping @Sendable (LoaderEvent) -> Void
     ) throws(LoaderError) {
+        let diskCache: DiskCache?
+        if let session = configuration.session {
+            diskCache = session.diskCache
+        } else if let directory = configuration.diskCacheDirectory {
+            diskCache = try DiskCache(directory: directory, limit: configuration.diskCacheBytes)
+        } else {
+            diskCache = nil
+        }
         guard let delivery = EventDelivery(mode: configuration.delivery, handler: onEvent) else { throw .io }
         guard let decodePool = DecodePool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
             delivery.finish()
             throw .io
         }
-        guard let network = transport ?? SchemeRoutingDataLoader(configuration: configuration) else {
+        guard let network = transport ?? configuration.session?.transfers.makeClient()
+                ?? SchemeRoutingDataLoader(configuration: configuration)
+        else {
             decodePool.shutdown()
             delivery.finish()
             throw .network
@@ -63,8 +77,12 @@ public final class ImageLoader: Sendable {
         self.decodePool = decodePool
         self.delivery = delivery
         self.clock = clock
+        self.diskCache = diskCache
         self.state = Locked(LoaderState(configuration: configuration))
         retryTimer.setHandler { [weak self] in self?.retryTimerDidFire() }
+        // Counting what the directory holds reads every shard: a worker's job, not
+        // the creating thread's.
+        if let diskCache { decodePool.submit(priority: Int.max) { _ in diskCache.loadIndex() } }
     }
 
     // MARK: The list
@@ -232,6 +250,12 @@ public final class ImageLoader: Sendable {
             return stats
         }
         stats.eventsDelivered = delivery.delivered.load(ordering: .relaxed)
+        if let disk = diskCache?.statistics {
+            stats.diskBytes = disk.bytes
+            stats.diskEntries = disk.entries
+            stats.diskEvictions = disk.evictions
+            stats.diskWriteErrors = disk.writeErrors
+        }
         return stats
     }
 

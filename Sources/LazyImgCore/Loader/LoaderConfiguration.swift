@@ -51,6 +51,16 @@ public struct LoaderConfiguration: Sendable {
     /// Downloaded bytes that may wait for (or be in) a decode before no further
     /// download starts: the memory budget between the network and the decode pool.
     public var decodeQueueBytes = 64 << 20
+    /// Where originals and thumbnails persist between runs; nil = no disk cache.
+    public var diskCacheDirectory: String? = nil
+    /// The disk cache's size limit in bytes.
+    public var diskCacheBytes = 256 << 20
+    /// When the network fails (or the server answers 5xx), answer with a stale disk
+    /// copy instead of the error.
+    public var serveStaleOnError = true
+    /// Shared network, download table and disk cache; nil = the loader's own. With
+    /// a session, its disk cache replaces `diskCacheDirectory`.
+    public var session: ImageSession? = nil
 
     public init() {}
 

@@ -23,6 +23,16 @@ public struct LoaderStats: Sendable, Equatable {
     public var downloadsRetried: UInt64 = 0
     /// Downloaded files not decoded because their rows left before a decode thread was free.
     public var decodesSkipped: UInt64 = 0
+    /// Jobs answered from the disk cache without the network.
+    public var diskHits: UInt64 = 0
+    /// Stale disk copies the server confirmed with 304 Not Modified.
+    public var diskRevalidations: UInt64 = 0
+    /// The disk cache's size and entries now, its evictions and failed writes since
+    /// it was opened by this loader.
+    public var diskBytes: UInt64 = 0
+    public var diskEntries: UInt64 = 0
+    public var diskEvictions: UInt64 = 0
+    public var diskWriteErrors: UInt64 = 0
 
     public init() {}
 }

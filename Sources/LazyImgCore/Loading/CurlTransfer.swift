@@ -177,6 +177,16 @@ final class CurlTransfer {
         }
         body = []
         return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes + bytesReceived,
-                            retryAfterMilliseconds: retryAfterMilliseconds)
+                            retryAfterMilliseconds: retryAfterMilliseconds,
+                            cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
+                                                           cacheControl: header("Cache-Control")))
+    }
+
+    /// A header of the last response (after redirects), as libcurl kept it.
+    private func header(_ name: String) -> String? {
+        var found: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(easy, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
+              let value = found?.pointee.value else { return nil }
+        return String(cString: value)
     }
 }

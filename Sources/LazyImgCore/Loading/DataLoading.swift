@@ -42,13 +42,16 @@ public struct DataResponse: Sendable {
     public var bytesReceived: Int
     /// The server's Retry-After, when it sent one in seconds form (429, 503).
     public var retryAfterMilliseconds: Int64?
+    /// What the final response said about caching its body.
+    public var cacheHeaders: HTTPCacheHeaders
 
     public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0,
-                retryAfterMilliseconds: Int64? = nil) {
+                retryAfterMilliseconds: Int64? = nil, cacheHeaders: HTTPCacheHeaders = HTTPCacheHeaders()) {
         self.result = result
         self.httpStatus = httpStatus
         self.bytesReceived = bytesReceived
         self.retryAfterMilliseconds = retryAfterMilliseconds
+        self.cacheHeaders = cacheHeaders
     }
 }
 

@@ -1,7 +1,7 @@
 /// What a loader's requests may trust and where its secrets may go: the proxy, the
 /// CA file, and the origins that receive the custom headers. One per loader.
-public struct NetworkPolicy: Sendable, Equatable {
-    public enum Proxy: Sendable, Equatable {
+public struct NetworkPolicy: Sendable, Hashable {
+    public enum Proxy: Sendable, Hashable {
         /// libcurl's default: http_proxy, https_proxy, all_proxy and no_proxy.
         case environment
         /// Straight to the server, whatever the environment says.

@@ -6,6 +6,8 @@ struct Job {
         case waiting
         case downloading(TransferID)
         case decoding
+        /// Looking in the disk cache, before any download.
+        case readingDisk
     }
 
     /// Unique per loader, so a late decode result is matched to the job that asked.
@@ -25,6 +27,11 @@ struct Job {
     /// the next attempt may not start.
     var retries = 0
     var notBefore: Int64 = .min
+    /// The disk cache is asked once, before the network.
+    var diskChecked = false
+    /// A stale copy found on disk: the download revalidates it, and it answers when
+    /// the network fails.
+    var staleCopy: DiskCache.Entry?
 
     init(id: UInt64, key: CacheKey) {
         self.id = id

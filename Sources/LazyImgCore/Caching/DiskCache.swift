@@ -1,0 +1,408 @@
+import Glibc
+
+/// A size-bounded, crash-safe cache of byte blobs in one directory, shared safely by
+/// every thread and process that opens it.
+///
+/// Layout: `<dir>/<2 hex>/<32 hex>-<16 hex>`: the first part names the key's group
+/// (the URL: its first two digits are the shard), the second its variant (the
+/// original, or one thumbnail box). Both are SHA-256 digests, never taken from the
+/// URL's text, so no URL can reach outside the directory or pick another's file.
+/// `.tmp-<pid>.<n>` files in a shard are writes in progress (in the shard, so the
+/// rename into place stays within one directory: a rename across directories takes
+/// a lock the whole file system shares). `<dir>/lock` is the `flock` every change
+/// takes, and `<dir>/journal` tells other processes what changed (`DiskCacheJournal`).
+///
+/// Guarantees:
+/// - An entry is written to a temp file and renamed into place, so readers see the
+///   old file or the new one, never half of one; its length and CRC-32 are checked
+///   on every read, and a torn or damaged file is deleted, never returned.
+/// - Least recently used entries are evicted before a write that would pass the
+///   limit, so the directory exceeds the limit by at most the temp files being
+///   written (one per writing thread).
+/// - A failed write (disk full, read-only) is counted and leaves every existing
+///   entry as it was.
+/// - No fsync: power loss may lose recent entries (detected as torn and deleted).
+///
+/// Blocking: every method does file I/O except `statistics`; call them off the
+/// host's thread.
+public final class DiskCache: Sendable {
+    public struct Key: Hashable, Sendable {
+        /// What `remove(group:)` removes together: the URL, as its bytes.
+        public var group: [UInt8]
+        /// Which of the group's blobs: "" for the original bytes.
+        public var variant: String
+
+        public init(group: some Sequence<UInt8>, variant: String = "") {
+            self.group = Array(group)
+            self.variant = variant
+        }
+
+        public init(group: String, variant: String = "") {
+            self.init(group: group.utf8, variant: variant)
+        }
+
+        /// The entries of one URL: its bytes exactly, as cache keys compare them.
+        public init(url: ImageURL, variant: String = "") {
+            self.init(group: url.bytes, variant: variant)
+        }
+    }
+
+    public struct Entry: Sendable {
+        public var metadata: HTTPCacheMetadata
+        public var body: [UInt8]
+    }
+
+    public struct Statistics: Sendable, Equatable {
+        public var hits: UInt64 = 0
+        public var misses: UInt64 = 0
+        public var writes: UInt64 = 0
+        /// Writes that failed (disk full, read-only, I/O error).
+        public var writeErrors: UInt64 = 0
+        public var evictions: UInt64 = 0
+        /// Torn or damaged entries found and deleted.
+        public var corruptRemoved: UInt64 = 0
+        /// The directory's entries, as last counted (0 until the index is loaded).
+        public var bytes: UInt64 = 0
+        public var entries: UInt64 = 0
+    }
+
+    private struct State {
+        var index = DiskCacheIndex()
+        var isIndexed = false
+        var journalGeneration: UInt64 = 0
+        var journalOffset = 0
+        var nextTemp = 0
+    }
+
+    public let directory: String
+    public let limit: Int
+    private let lockFD: Int32
+    private let journal: DiskCacheJournal
+    private let state = Locked(State())
+    /// Kept apart from `state` so a stats call never waits behind file I/O.
+    private let published = Locked(Statistics())
+    /// Writes wait on it while `loadIndex` scans without holding `state`.
+    private let scans = Condition()
+    nonisolated(unsafe) private var scanning = 0  // guarded by scans
+
+    /// Opens (creating when missing) the cache in `directory`, bounded to `limit` bytes.
+    /// Throws `.io` when the directory cannot be created, written or locked. (Temp
+    /// files left by processes that died are removed by the first index scan.)
+    public init(directory: String, limit: Int) throws(LoaderError) {
+        guard !directory.isEmpty, limit > 0, DiskCacheFiles.makeDirectories(directory) else { throw .io }
+        let lockFD = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockFD >= 0 else { throw .io }
+        let journalFD = open(directory + "/journal", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard journalFD >= 0 else {
+            close(lockFD)
+            throw .io
+        }
+        self.directory = directory
+        self.limit = limit
+        self.lockFD = lockFD
+        self.journal = DiskCacheJournal(fd: journalFD)
+        withFileLock { _ = journal.generation() }
+    }
+
+    deinit {
+        close(journal.fd)
+        close(lockFD)
+    }
+
+    public var statistics: Statistics { published.withLock { $0 } }
+
+    // MARK: Reading
+
+    /// The entry for `key`, now the most recently used; nil when absent. A torn or
+    /// damaged file is deleted and reads as absent.
+    public func read(_ key: Key) -> Entry? {
+        let name = Self.fileName(key)
+        let fd = open(path(of: name), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            published.withLock { $0.misses += 1 }
+            return nil
+        }
+        defer { close(fd) }
+        guard let (file, inode) = DiskCacheFiles.readAll(fd, maxBytes: min(limit, Int(Int32.max))) else {
+            published.withLock { $0.misses += 1 }
+            return nil
+        }
+        guard let entry = DiskCacheEntry(decoding: file) else {
+            removeCorrupt(name, inode: inode)
+            return nil
+        }
+        // A different key with the same digest: harmless, a miss.
+        guard entry.key == Self.keyBytes(key) else {
+            published.withLock { $0.misses += 1 }
+            return nil
+        }
+        // The modification time is the recency a later scan sorts by; a read-only
+        // directory just keeps the old one.
+        _ = futimens(fd, nil)
+        state.withLock { $0.index.touch(name) }
+        published.withLock { $0.hits += 1 }
+        return Entry(metadata: entry.metadata, body: Array(entry.body))
+    }
+
+    // MARK: Writing
+
+    /// Stores `body` under `key`, replacing any entry, evicting least recently used
+    /// ones first to stay within the limit. Returns false (counted) when the write
+    /// failed or the entry alone is larger than the whole cache.
+    @discardableResult
+    public func store(_ key: Key, body: [UInt8], metadata: HTTPCacheMetadata) -> Bool {
+        guard let file = DiskCacheEntry.encode(key: Self.keyBytes(key), metadata: metadata, body: body),
+              file.count <= limit
+        else { return false }
+        let name = Self.fileName(key)
+        scans.locked {
+            while scanning > 0 { scans.wait() }
+        }
+        let shard = "\(directory)/\(name.prefix(2))"
+        let temp = state.withLock { s -> String in
+            s.nextTemp += 1
+            return "\(shard)/\(Self.tempPrefix)\(getpid()).\(s.nextTemp)"
+        }
+        guard DiskCacheFiles.makeDirectories(shard), writeTemp(temp, file) else {
+            unlink(temp)
+            published.withLock { $0.writeErrors += 1 }
+            return false
+        }
+        let stored = state.withLock { s -> Bool in
+            withFileLock {
+                _sync(&s)
+                var evicted: UInt64 = 0
+                // The entry being replaced goes with the rename: it does not count.
+                s.index.remove(name)
+                while s.index.totalSize + file.count > limit, let victim = s.index.oldestName {
+                    _remove(victim, in: &s)
+                    evicted += 1
+                }
+                guard rename(temp, path(of: name)) == 0 else { return false }
+                s.index.insert(name, size: file.count)
+                s.journalOffset = journal.append(.add, name, size: file.count)
+                _compactJournalIfLarge(&s)
+                published.withLock { $0.evictions += evicted }
+                return true
+            }
+        }
+        if !stored { unlink(temp) }
+        published.withLock { stats in
+            if stored { stats.writes += 1 } else { stats.writeErrors += 1 }
+        }
+        publishSize()
+        return stored
+    }
+
+    /// Removes every entry of `group` (the original and every thumbnail of a URL).
+    public func remove(group: some Sequence<UInt8>) {
+        let prefix = Self.hex(SHA256.digest(Array(group)).prefix(16))
+        state.withLock { s in
+            withFileLock {
+                _sync(&s)
+                for name in DiskCacheFiles.list("\(directory)/\(prefix.prefix(2))") where name.hasPrefix(prefix) {
+                    _remove(name, in: &s)
+                }
+            }
+        }
+        publishSize()
+    }
+
+    /// Removes every entry.
+    public func removeAll() {
+        state.withLock { s in
+            withFileLock {
+                for shard in Self.shards {
+                    for name in DiskCacheFiles.list("\(directory)/\(shard)") { unlink("\(directory)/\(shard)/\(name)") }
+                }
+                s.index = DiskCacheIndex()
+                s.isIndexed = true
+                s.journalGeneration = journal.generation() &+ 1
+                journal.reset(generation: s.journalGeneration)
+                s.journalOffset = journal.end()
+            }
+        }
+        publishSize()
+    }
+
+    /// Builds the index now rather than at the first write, or brings it up to date.
+    /// The directory scan runs with no lock held, so reads go on meanwhile (writes
+    /// wait: they need the total); what changed during it is replayed from the
+    /// journal afterwards.
+    public func loadIndex() {
+        let start = state.withLock { s -> (generation: UInt64, offset: Int)? in
+            s.isIndexed ? nil : withFileLock { (journal.generation(), journal.end()) }
+        }
+        guard let start else {
+            state.withLock { s in withFileLock { _sync(&s) } }
+            publishSize()
+            return
+        }
+        scans.locked { scanning += 1 }
+        let scanned = scanDirectory()
+        state.withLock { s in
+            withFileLock {
+                // Unless a write built the index meanwhile, or the journal was emptied.
+                if !s.isIndexed && journal.generation() == start.generation {
+                    _adopt(scanned, generation: start.generation, journalOffset: start.offset, in: &s)
+                }
+                _sync(&s)
+                _evictToLimit(&s)
+            }
+        }
+        scans.locked {
+            scanning -= 1
+            scans.broadcast()
+        }
+        publishSize()
+    }
+
+    // MARK: Internals (the `_` methods run with `state` and the file lock held)
+
+    /// Brings the index up to date: replays what other processes logged, or rebuilds
+    /// it from the directory when it was never built or the log was emptied since.
+    private func _sync(_ s: inout State) {
+        let generation = journal.generation()
+        if s.isIndexed && generation == s.journalGeneration {
+            let end = journal.end()
+            for record in journal.records(from: s.journalOffset, to: end) {
+                switch record.operation {
+                case .add: s.index.insert(record.name, size: record.size)
+                case .remove: s.index.remove(record.name)
+                }
+            }
+            s.journalOffset = end
+            return
+        }
+        _rebuild(&s, generation: generation)
+    }
+
+    /// The index from a scan of the directory, then the limit restored.
+    private func _rebuild(_ s: inout State, generation: UInt64) {
+        _adopt(scanDirectory(), generation: generation, journalOffset: journal.end(), in: &s)
+        _evictToLimit(&s)
+    }
+
+    private func _adopt(_ index: DiskCacheIndex, generation: UInt64, journalOffset: Int, in s: inout State) {
+        s.index = index
+        s.isIndexed = true
+        s.journalGeneration = generation
+        s.journalOffset = journalOffset
+    }
+
+    /// A process killed between its rename and its journal record leaves a file no
+    /// one counted: a scan counts it, and the limit is restored here.
+    private func _evictToLimit(_ s: inout State) {
+        var evicted: UInt64 = 0
+        while s.index.totalSize > limit, let victim = s.index.oldestName {
+            _remove(victim, in: &s)
+            evicted += 1
+        }
+        published.withLock { $0.evictions += evicted }
+    }
+
+    /// One pass over the shards: name, size and modification time of every entry,
+    /// inserted oldest first, and temp files of dead processes removed. Files are not
+    /// opened; reads check them.
+    private func scanDirectory() -> DiskCacheIndex {
+        var found: [(name: String, size: Int, modified: Int64)] = []
+        for shard in Self.shards {
+            for name in DiskCacheFiles.list("\(directory)/\(shard)") {
+                if Self.isAbandonedTemp(name) { unlink("\(directory)/\(shard)/\(name)") }
+                guard name.utf8.count == Self.nameLength, !name.hasPrefix(Self.tempPrefix) else { continue }
+                if let file = DiskCacheFiles.sizeAndModified("\(directory)/\(shard)/\(name)") {
+                    found.append((name, file.size, file.modified))
+                }
+            }
+        }
+        var index = DiskCacheIndex()
+        for file in found.sorted(by: { $0.modified < $1.modified }) { index.insert(file.name, size: file.size) }
+        return index
+    }
+
+    private func _remove(_ name: String, in s: inout State) {
+        unlink(path(of: name))
+        s.index.remove(name)
+        s.journalOffset = journal.append(.remove, name, size: 0)
+    }
+
+    private func _compactJournalIfLarge(_ s: inout State) {
+        guard s.journalOffset > DiskCacheJournal.compactAt else { return }
+        s.journalGeneration &+= 1
+        journal.reset(generation: s.journalGeneration)
+        s.journalOffset = journal.end()
+    }
+
+    /// Deletes a file found torn or damaged, unless another writer replaced it since.
+    private func removeCorrupt(_ name: String, inode: UInt64) {
+        state.withLock { s in
+            withFileLock {
+                _sync(&s)
+                if DiskCacheFiles.inode(path(of: name)) == inode { _remove(name, in: &s) }
+            }
+        }
+        published.withLock {
+            $0.corruptRemoved += 1
+            $0.misses += 1
+        }
+        publishSize()
+    }
+
+    private func writeTemp(_ temp: String, _ file: [UInt8]) -> Bool {
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        let written = DiskCacheFiles.writeAll(fd, file)
+        return close(fd) == 0 && written
+    }
+
+    private static let tempPrefix = ".tmp-"
+
+    /// Whether `name` is a temp file a crash left behind: one whose process (the pid
+    /// in its name) no longer runs. Another process's write in progress is not.
+    private static func isAbandonedTemp(_ name: String) -> Bool {
+        guard name.hasPrefix(tempPrefix) else { return false }
+        let pid = Int32(name.dropFirst(tempPrefix.count).split(separator: ".").first ?? "") ?? 0
+        return pid <= 0 || (pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH)
+    }
+
+    private func withFileLock<T>(_ body: () -> T) -> T {
+        while flock(lockFD, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(lockFD, LOCK_UN) }
+        return body()
+    }
+
+    private func publishSize() {
+        let (bytes, count) = state.withLock { s in (s.index.totalSize, s.index.count) }
+        published.withLock {
+            $0.bytes = UInt64(bytes)
+            $0.entries = UInt64(count)
+        }
+    }
+
+    private func path(of name: String) -> String {
+        "\(directory)/\(name.prefix(2))/\(name)"
+    }
+
+    // MARK: Naming
+
+    private static let shards: [String] = (0..<256).map { hex([UInt8($0)]) }
+    private static let nameLength = 32 + 1 + 16
+
+    static func fileName(_ key: Key) -> String {
+        hex(SHA256.digest(key.group).prefix(16)) + "-" + hex(SHA256.digest(key.variant.utf8).prefix(8))
+    }
+
+    /// The full key as stored in the entry: the group's length, the group, the variant.
+    static func keyBytes(_ key: Key) -> [UInt8] {
+        let group = key.group
+        let length = UInt32(clamping: group.count)
+        return (0..<4).map { UInt8(truncatingIfNeeded: length >> UInt32(8 * $0)) } + group + Array(key.variant.utf8)
+    }
+
+    private static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,86 @@
+import Glibc
+
+/// The log through which processes sharing one cache directory tell each other what
+/// they added and removed, so each keeps an exact total without rescanning.
+///
+/// Only read and written with the directory's file lock held. A header (magic and a
+/// generation) is followed by fixed 64-byte records; a record torn by a crash is
+/// overwritten by the next append, which writes at the last whole record's end. When
+/// the log grows large it is emptied and its generation bumped: a process that sees
+/// another generation than it knew rebuilds its index from the directory instead.
+/// The directory itself stays the truth; the log only spares the scans.
+struct DiskCacheJournal {
+    enum Operation: UInt8 {
+        case add = 1
+        case remove = 2
+    }
+
+    struct Record {
+        var operation: Operation
+        var name: String
+        var size: Int
+    }
+
+    static let headerSize = 64
+    static let recordSize = 64
+    static let maxNameBytes = 52
+    /// Past this the log is emptied (16k records).
+    static let compactAt = 1 << 20
+    private static let magic: [UInt8] = Array("LZDJ".utf8)
+
+    let fd: Int32
+
+    /// The generation in the header; writes a fresh header when there is none.
+    func generation() -> UInt64 {
+        var header = [UInt8](repeating: 0, count: Self.headerSize)
+        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, Self.headerSize, 0) }
+        guard n == Self.headerSize, Array(header[0..<4]) == Self.magic else {
+            reset(generation: 1)
+            return 1
+        }
+        return (0..<8).reduce(UInt64(0)) { $0 | UInt64(header[8 + $1]) << UInt64(8 * $1) }
+    }
+
+    /// Empties the log under a new generation.
+    func reset(generation: UInt64) {
+        var header = Self.magic + [UInt8](repeating: 0, count: Self.headerSize - 4)
+        for i in 0..<8 { header[8 + i] = UInt8(truncatingIfNeeded: generation >> UInt64(8 * i)) }
+        _ = ftruncate(fd, 0)
+        _ = DiskCacheFiles.writeAll(fd, header)
+    }
+
+    /// Where the last whole record ends.
+    func end() -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return Self.headerSize }
+        let size = max(Self.headerSize, Int(info.st_size))
+        return size - (size - Self.headerSize) % Self.recordSize
+    }
+
+    func records(from start: Int, to end: Int) -> [Record] {
+        guard end > start else { return [] }
+        var bytes = [UInt8](repeating: 0, count: end - start)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, end - start, off_t(start)) }
+        guard n == end - start else { return [] }
+        return stride(from: 0, to: bytes.count, by: Self.recordSize).compactMap { at in
+            let nameLength = Int(bytes[at + 1])
+            guard let operation = Operation(rawValue: bytes[at]), nameLength <= Self.maxNameBytes else { return nil }
+            let size = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + 4 + $1]) << UInt64(8 * $1) }
+            let name = String(decoding: bytes[at + 12..<at + 12 + nameLength], as: UTF8.self)
+            return Record(operation: operation, name: name, size: Int(truncatingIfNeeded: size))
+        }
+    }
+
+    /// Appends one record; returns the new end.
+    @discardableResult
+    func append(_ operation: Operation, _ name: String, size: Int) -> Int {
+        var record = [UInt8](repeating: 0, count: Self.recordSize)
+        let nameBytes = Array(name.utf8.prefix(Self.maxNameBytes))
+        record[0] = operation.rawValue
+        record[1] = UInt8(nameBytes.count)
+        for i in 0..<8 { record[4 + i] = UInt8(truncatingIfNeeded: UInt64(size) >> UInt64(8 * i)) }
+        record.replaceSubrange(12..<12 + nameBytes.count, with: nameBytes)
+        let at = end()
+        return DiskCacheFiles.writeAll(fd, record, at: at) ? at + Self.recordSize : at
+    }
+}

@@ -1,0 +1,83 @@
+import Glibc
+
+/// RFC 9111, the part an image cache needs: what a response allows to be stored, how
+/// long a stored body is fresh, and how a stale one is revalidated.
+///
+/// A response that says nothing about freshness (no max-age, no no-cache) counts as
+/// fresh until removed: image URLs almost never change their bytes, and this is what
+/// lets a restart show the list without asking the server about every image.
+extension HTTPCacheMetadata {
+    /// The metadata to store for a response received at `now` (Unix seconds).
+    public init(headers: HTTPCacheHeaders, now: Int64) {
+        let directives = Self.directives(headers.cacheControl)
+        self.init(etag: headers.etag, lastModified: headers.lastModified,
+                  maxAgeSeconds: directives.maxAge, noCache: directives.noCache, storedAt: now)
+    }
+
+    /// Whether a response with these headers may be written to disk at all.
+    public static func allowsStoring(_ headers: HTTPCacheHeaders) -> Bool {
+        !directives(headers.cacheControl).noStore
+    }
+
+    /// Whether the stored body may be used at `now` without asking the server.
+    public func isFresh(now: Int64) -> Bool {
+        if noCache { return false }
+        guard let maxAgeSeconds else { return true }
+        return now >= storedAt && now - storedAt < maxAgeSeconds
+    }
+
+    /// After a 304 at `now`: fresh again, with whatever the 304 said replacing what
+    /// it repeats (RFC 9111 §4.3.4).
+    public func revalidated(by headers: HTTPCacheHeaders, now: Int64) -> HTTPCacheMetadata {
+        var refreshed = self
+        refreshed.storedAt = now
+        if let etag = headers.etag { refreshed.etag = etag }
+        if let lastModified = headers.lastModified { refreshed.lastModified = lastModified }
+        if headers.cacheControl != nil {
+            let directives = Self.directives(headers.cacheControl)
+            refreshed.maxAgeSeconds = directives.maxAge
+            refreshed.noCache = directives.noCache
+        }
+        return refreshed
+    }
+
+    /// The conditional request lines that ask "has it changed?".
+    public var validatorHeaders: [String] {
+        var lines: [String] = []
+        if let etag { lines.append("If-None-Match: \(etag)") }
+        if let lastModified { lines.append("If-Modified-Since: \(lastModified)") }
+        return lines.filter(DataRequest.isSingleHeaderLine)
+    }
+
+    /// The wall clock in Unix seconds: freshness must survive restarts, so the
+    /// monotonic clock will not do.
+    public static var now: Int64 { Int64(time(nil)) }
+
+    private static func directives(_ value: String?) -> (maxAge: Int64?, noCache: Bool, noStore: Bool) {
+        var result: (maxAge: Int64?, noCache: Bool, noStore: Bool) = (nil, false, false)
+        for part in (value ?? "").lowercased().split(separator: ",") {
+            let directive = part.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
+            switch directive.first {
+            case "no-store": result.noStore = true
+            case "no-cache": result.noCache = true
+            case "max-age" where directive.count == 2:
+                // A malformed max-age makes the response stale (RFC 9111 §4.2.1).
+                result.maxAge = Int64(directive[1].trimmingCharacters(quotes: true)) ?? 0
+            default: break
+            }
+        }
+        return result
+    }
+}
+
+private extension Substring {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+private extension String {
+    func trimmingCharacters(quotes: Bool) -> String {
+        quotes && count >= 2 && hasPrefix("\"") && hasSuffix("\"") ? String(dropFirst().dropLast()) : self
+    }
+}

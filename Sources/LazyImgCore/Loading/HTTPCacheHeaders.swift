@@ -1,0 +1,13 @@
+/// The response headers that say how a body may be cached: all the disk cache needs
+/// from a response besides its body. Taken from the final response after redirects.
+public struct HTTPCacheHeaders: Sendable, Equatable {
+    public var etag: String?
+    public var lastModified: String?
+    public var cacheControl: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+        self.cacheControl = cacheControl
+    }
+}

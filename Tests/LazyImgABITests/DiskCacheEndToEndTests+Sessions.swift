@@ -1,0 +1,105 @@
+import CLazyImgHeader
+import Glibc
+import TestSupport
+import XCTest
+
+/// Loaders sharing a session: one download per URL across loaders and boxes, one
+/// disk cache, and a session that lives as long as its loaders. (An extension, not a
+/// class: see DiskCacheTests+HTTPPolicy.swift on ThreadSanitizer's test listing.)
+extension DiskCacheEndToEndTests {
+    private func makeSession(diskCache: Bool = false) throws -> OpaquePointer {
+        var config = lazyimg_config()
+        lazyimg_config_init(&config)
+        var session: OpaquePointer?
+        let path = directory.path + "/cache"
+        let status = path.withCString { dir in
+            if diskCache { config.disk_cache_dir = dir }
+            return lazyimg_session_create(&config, &session)
+        }
+        XCTAssertEqual(status, LAZYIMG_OK)
+        return try XCTUnwrap(session)
+    }
+
+    private func makeSessionHost(_ session: OpaquePointer, box: UInt32) throws -> CHost {
+        try CHost { config in
+            config.session = session
+            config.target_width = box
+            config.target_height = box
+        }
+    }
+
+    /// Two loaders of one session (boxes 64 and 32) both asking for one held URL,
+    /// whose request has reached the server.
+    private func twoLoadersWaitingForOneDownload(_ session: OpaquePointer) throws -> (CHost, CHost) {
+        server.serveGated("/shared.jpg", body: makeJPEG(width: 200, height: 150))
+        let hosts = (try makeSessionHost(session, box: 64), try makeSessionHost(session, box: 32))
+        for host in [hosts.0, hosts.1] {
+            XCTAssertEqual(host.setItems([server.url("/shared.jpg")]), LAZYIMG_OK)
+            XCTAssertEqual(host.request(0).status, LAZYIMG_PENDING)
+        }
+        XCTAssertTrue(server.waitForHits("/shared.jpg", count: 1, timeoutMilliseconds: 10_000))
+        return hosts
+    }
+
+    func testTwoLoadersWithDifferentBoxesOnOneURLCostOneDownload() throws {
+        let session = try makeSession()
+        defer { lazyimg_session_destroy(session) }
+        let (list, detail) = try twoLoadersWaitingForOneDownload(session)
+        server.release("/shared.jpg")
+        list.dispatch(until: 1)
+        detail.dispatch(until: 1)
+        XCTAssertEqual(server.hits("/shared.jpg"), 1, "one download for both loaders")
+        XCTAssertEqual(list.events.first.map { [$0.width, $0.height] }, [64, 48])
+        XCTAssertEqual(detail.events.first.map { [$0.width, $0.height] }, [32, 24])
+        XCTAssertEqual(detail.events.first?.source, LAZYIMG_SOURCE_NETWORK)
+    }
+
+    func testALoaderThatLeavesDoesNotStopTheOthersDownload() throws {
+        let session = try makeSession()
+        defer { lazyimg_session_destroy(session) }
+        let (leaving, staying) = try twoLoadersWaitingForOneDownload(session)
+        XCTAssertEqual(leaving.destroy(), LAZYIMG_OK)
+        XCTAssertEqual(leaving.events.first?.status, LAZYIMG_E_CANCELLED)
+        server.release("/shared.jpg")
+        staying.dispatch(until: 1)
+        XCTAssertEqual(staying.events.first?.type, LAZYIMG_EVENT_IMAGE)
+        XCTAssertEqual(server.hits("/shared.jpg"), 1)
+    }
+
+    func testLoadersOfASessionShareItsDiskCacheAndOutliveTheHostsReference() throws {
+        server.serve("/p.jpg", body: makeJPEG(width: 120, height: 90))
+        let session = try makeSession(diskCache: true)
+        let first = try makeSessionHost(session, box: 64)
+        let second = try makeSessionHost(session, box: 64)
+        lazyimg_session_destroy(session)  // the loaders keep it alive
+        XCTAssertEqual(first.setItems([server.url("/p.jpg")]), LAZYIMG_OK)
+        XCTAssertEqual(first.request(0).status, LAZYIMG_PENDING)
+        first.dispatch(until: 1)
+        XCTAssertEqual(first.destroy(), LAZYIMG_OK, "its disk writes are done")
+        XCTAssertEqual(second.setItems([server.url("/p.jpg")]), LAZYIMG_OK)
+        XCTAssertEqual(second.request(0).status, LAZYIMG_PENDING)
+        second.dispatch(until: 1)
+        XCTAssertEqual(second.events.first?.source, LAZYIMG_SOURCE_DISK)
+        XCTAssertEqual(server.hits("/p.jpg"), 1)
+    }
+
+    func testSessionCreationErrors() throws {
+        XCTAssertEqual(lazyimg_session_create(nil, nil), LAZYIMG_E_INVALID_ARGUMENT)
+        var session: OpaquePointer?
+        XCTAssertEqual(lazyimg_session_create(nil, &session), LAZYIMG_OK, "NULL config: defaults")
+        lazyimg_session_destroy(session)
+        lazyimg_session_destroy(nil)
+        let file = try TemporaryFile(bytes: [1])
+        defer { file.remove() }
+        var config = lazyimg_config()
+        lazyimg_config_init(&config)
+        XCTAssertNil(config.session)
+        session = nil
+        let status = file.path.withCString { path in
+            config.disk_cache_dir = path
+            return lazyimg_session_create(&config, &session)
+        }
+        XCTAssertEqual(status, LAZYIMG_E_IO)
+        XCTAssertNil(session)
+    }
+}
