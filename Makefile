@@ -248,16 +248,17 @@ DROP_GOLD_NOISE := { grep -vF 'ld.gold: warning: Cannot export local symbol' || 
 sanitize: deps
 	@if [ ! -d $(CORPUS) ]; then echo "sanitize: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
 	set -o pipefail; \
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan 2>&1 | $(DROP_GOLD_NOISE) && \
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
-	    $(SWIFT) test --sanitize=address --scratch-path .build/asan --disable-swift-testing --filter DecodingCorpusTests \
-	    2>&1 | $(DROP_GOLD_NOISE)
+	    .build/asan/debug/lazyimgPackageTests.xctest LazyImgCoreTests.DecodingCorpusTests
 
 # The whole XCTest suite under ThreadSanitizer: any data race fails the run.
 # LAZYIMG_TSAN=1 makes the two tests whose figures would measure the sanitizer
 # itself skip with that reason (the trim and soak memory checks). The test binary
-# runs directly: `swift test` first lists the tests, and that listing crashes under
-# ThreadSanitizer once the bundle has more than about 23 test classes (a CHECK in
-# TSan's allocator while the Swift runtime caches type names, not a race).
+# runs directly (here and in sanitize): `swift test` first lists the tests, and that
+# listing crashes under ThreadSanitizer once the bundle has more than about 23 test
+# classes (a CHECK in TSan's allocator while the Swift runtime caches type names,
+# not a race), and under AddressSanitizer likewise (a bad free in the listing).
 tsan: deps
 	set -o pipefail; $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan 2>&1 | $(DROP_GOLD_NOISE)
 	set -o pipefail; LAZYIMG_TSAN=1 TSAN_OPTIONS=halt_on_error=1 .build/tsan/debug/lazyimgPackageTests.xctest 2>&1
