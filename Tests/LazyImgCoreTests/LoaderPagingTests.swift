@@ -47,6 +47,17 @@ final class LoaderPagingTests: XCTestCase {
         XCTAssertEqual(pageRequests().map(\.row), [100, 150])
     }
 
+    func testAFlingHeadingForTheEndAsksBeforeItGetsThere() throws {
+        try h.loader.setPaging(distanceRows: 10, hasMore: true)
+        try h.loader.setVisibleRange(first: 0, count: 10)
+        try h.loader.setScrollState(.decelerating, velocity: 2_000)
+        try h.loader.setVisibleRange(first: 30, count: 10)
+        XCTAssertEqual(pageRequests().count, 0, "40 rows in, the end is 60 away")
+        // The toolkit says the fling rests on the last rows: ask now, not on arrival.
+        try h.loader.setScrollTarget(first: 90, count: 10)
+        XCTAssertEqual(pageRequests().map(\.row), [100], "asked while the visible rows are 30..39")
+    }
+
     func testNoEventWithoutMorePagesOrBeforeTheFirstCall() throws {
         try h.loader.setVisibleRange(first: 90, count: 10)
         XCTAssertEqual(pageRequests().count, 0, "off until lazyimg_set_paging")
