@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import Synchronization
@@ -227,3 +228,4 @@ final class ABIContractTests: XCTestCase {
         XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 0)
     }
 }
+#endif

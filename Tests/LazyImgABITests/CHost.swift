@@ -1,5 +1,5 @@
 import CLazyImgHeader
-import Synchronization
+import LazyImgCore
 import XCTest
 
 /// What a C host keeps per event: copied out of the borrowed `lazyimg_event`.
@@ -23,7 +23,7 @@ struct ReceivedEvent: Sendable {
 /// The callback reaches this object through user_data, as a C program would.
 final class CHost: @unchecked Sendable {
     private(set) var loader: OpaquePointer?
-    private let received = Mutex<[ReceivedEvent]>([])
+    private let received = Locked<[ReceivedEvent]>([])
     /// Runs inside the callback, after recording (for reentrancy tests).
     var onEvent: (@Sendable (CHost, ReceivedEvent) -> Void)?
 

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import TestSupport
 import XCTest
@@ -72,3 +73,4 @@ final class ConcurrencyEndToEndTests: XCTestCase {
         XCTAssertNil(loader)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport
@@ -103,3 +104,4 @@ extension DiskCacheEndToEndTests {
         XCTAssertNil(session)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport
@@ -276,3 +277,4 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertNil(loader)
     }
 }
+#endif

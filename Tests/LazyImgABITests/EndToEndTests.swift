@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport
@@ -255,3 +256,4 @@ final class EndToEndTests: XCTestCase {
         return png
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import TestSupport
 import XCTest
@@ -173,3 +174,4 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(host.events.count, 0)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport
@@ -119,3 +120,4 @@ extension NetworkConfigTests {
         }
     }
 }
+#endif

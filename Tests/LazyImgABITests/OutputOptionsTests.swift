@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport
@@ -140,3 +141,4 @@ final class OutputOptionsTests: XCTestCase {
         XCTAssertEqual(lazyimg_image_pixel_format(nil), LAZYIMG_PIXEL_RGBA8)
     }
 }
+#endif

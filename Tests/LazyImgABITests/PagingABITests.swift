@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import CLazyImgHeader
 import XCTest
 
@@ -31,3 +32,4 @@ final class PagingABITests: XCTestCase {
         XCTAssertEqual(host.destroy(), LAZYIMG_OK)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import TestSupport
 import XCTest
@@ -34,3 +35,4 @@ final class RetryEndToEndTests: XCTestCase {
         XCTAssertEqual(host.stats().downloads_started, 2)
     }
 }
+#endif

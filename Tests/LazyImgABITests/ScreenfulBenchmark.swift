@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import LazyImgCore
@@ -74,3 +75,4 @@ extension MonotonicClock {
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
+#endif

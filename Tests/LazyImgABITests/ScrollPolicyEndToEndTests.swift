@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport
@@ -116,3 +117,4 @@ final class ScrollPolicyEndToEndTests: XCTestCase {
         server.release("/a.jpg")
     }
 }
+#endif

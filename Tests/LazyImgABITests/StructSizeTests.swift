@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import CLazyImgHeader
 import XCTest
 
@@ -43,3 +44,4 @@ final class StructSizeTests: XCTestCase {
         }
     }
 }
+#endif

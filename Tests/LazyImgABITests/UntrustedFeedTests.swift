@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport
@@ -112,3 +113,4 @@ extension UntrustedFeedTests {
         XCTAssertEqual(host.events.map(\.status), [LAZYIMG_E_HTTP, LAZYIMG_E_HTTP], "404: no such route")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import XCTest
 
@@ -28,3 +29,4 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertNil(records.recentFailure(of: CacheKey(url: "http://h/cafe\u{301}.png", target: box).url, now: 1))
     }
 }
+#endif

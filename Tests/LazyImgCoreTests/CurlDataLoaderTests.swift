@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -350,3 +351,4 @@ private extension Result {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import Glibc
 import LazyImgCore
 import TestSupport
@@ -43,3 +44,4 @@ final class CurlTransferProgressTests: XCTestCase {
         XCTAssertNil(transport.progress(of: 1))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import LazyImgCore
 import XCTest
 
@@ -128,3 +129,4 @@ final class DecodePoolTests: XCTestCase {
         XCTAssertEqual(made.recorded.count, 2)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_TSAN_SUBSET // (the AddressSanitizer subset, see the Makefile's sanitize)
 @testable import LazyImgCore
 import TestSupport
 import XCTest
@@ -72,3 +73,4 @@ extension DecodingCorpusTests {
         return false
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_TSAN_SUBSET // (the AddressSanitizer subset, see the Makefile's sanitize)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -190,3 +191,4 @@ final class DecodingCorpusTests: XCTestCase {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -103,3 +104,4 @@ final class DecodingEXIFOrientationTests: XCTestCase {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -99,3 +100,4 @@ final class DecodingFillAndFormatTests: XCTestCase {
         XCTAssertEqual(pixel(image, 7, 3), [0, 0, 0, 0])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -81,3 +82,4 @@ final class DecodingGIFTests: XCTestCase {
         _ = try DecodingTestHelpers.assertCorpusMatchesREADME("gif", suffix: ".gif", atLeast: 30)
     }
 }
+#endif

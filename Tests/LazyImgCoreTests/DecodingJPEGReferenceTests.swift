@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import CTurboJPEG
 import LazyImgCore
 import XCTest
@@ -71,3 +72,4 @@ final class DecodingJPEGReferenceTests: XCTestCase {
         XCTAssertLessThanOrEqual(Double(total) / Double(image.width * image.height * 3), 2.5)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 @testable import LazyImgCore
 import TestSupport
 import XCTest
@@ -70,3 +71,4 @@ final class DecodingJPEGTests: XCTestCase {
         XCTAssertTrue(JPEGDecoder.scaledSize(width: source.width, height: source.height, covering: (500, 375)) == (560, 420))
     }
 }
+#endif

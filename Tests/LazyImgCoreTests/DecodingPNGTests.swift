@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -75,3 +76,4 @@ final class DecodingPNGTests: XCTestCase {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -68,3 +69,4 @@ extension DecodingPeakMemoryTests {
                                                "16 Mpx is allowed: decoded whole, then cut short")
     }
 }
+#endif

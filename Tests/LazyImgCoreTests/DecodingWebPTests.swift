@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -63,3 +64,4 @@ final class DecodingWebPTests: XCTestCase {
         XCTAssertEqual(animated, 4, "anim.webp, advertises_rgba_but_frames_are_rgb.webp, random_lossless, random_lossy")
     }
 }
+#endif

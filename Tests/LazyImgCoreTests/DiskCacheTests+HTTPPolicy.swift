@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -49,3 +50,4 @@ extension DiskCacheTests {
         XCTAssertEqual(CRC32.checksum(Array("123456789".utf8)), 0xCBF4_3926)
     }
 }
+#endif

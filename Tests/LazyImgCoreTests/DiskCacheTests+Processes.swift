@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import Glibc
 import TestSupport
 import XCTest
@@ -99,3 +100,4 @@ extension DiskCacheTests {
         XCTAssertEqual(Int(cache.statistics.bytes), bytesInSubdirectories(), "the shared journal kept one exact total")
     }
 }
+#endif

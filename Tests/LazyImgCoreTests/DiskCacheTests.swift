@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import Glibc
 import TestSupport
 import XCTest
@@ -201,3 +202,4 @@ final class DiskCacheTests: XCTestCase {
         XCTAssertNoThrow(try DiskCache(directory: directory.path + "/a/b/c", limit: 1000), "missing parents are made")
     }
 }
+#endif

@@ -10,8 +10,8 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
         let completion: @Sendable (TransferID, DataResponse) -> Void
     }
 
-    private let lock = Mutex<(started: [Started], cancelled: [TransferID], live: [TransferID: Started])>(([], [], [:]))
-    private let progressByURL = Mutex<[String: TransferProgress]>([:])
+    private let lock = Locked<(started: [Started], cancelled: [TransferID], live: [TransferID: Started])>(([], [], [:]))
+    private let progressByURL = Locked<[String: TransferProgress]>([:])
 
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
@@ -77,7 +77,7 @@ final class ManualClock: LazyImgCore.Clock, @unchecked Sendable {
 
 /// Collects delivered events.
 final class EventLog: @unchecked Sendable {
-    private let events = Mutex<[LoaderEvent]>([])
+    private let events = Locked<[LoaderEvent]>([])
     func record(_ event: LoaderEvent) { events.withLock { $0.append(event) } }
     var all: [LoaderEvent] { events.withLock { $0 } }
     func events(for ticket: UInt64) -> [LoaderEvent] { all.filter { $0.ticket == ticket } }

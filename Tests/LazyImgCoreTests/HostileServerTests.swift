@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -99,3 +100,4 @@ extension HostileServerTests {
         XCTAssertEqual(server.hits("/loop"), 6, "the first request and 5 redirects")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import Glibc
 import LazyImgCore
 import XCTest
@@ -24,3 +25,4 @@ final class ImageURLTests: XCTestCase {
         XCTAssertNotNil(failures.recentFailure(of: ff, now: 1))
     }
 }
+#endif

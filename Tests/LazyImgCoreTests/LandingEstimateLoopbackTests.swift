@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import Glibc
 import TestSupport
 import XCTest
@@ -69,3 +70,4 @@ final class LandingEstimateLoopbackTests: XCTestCase {
         XCTAssertLessThanOrEqual(server.totalHits, 40, "two screens at the start, the landing zone and a screen ahead of it, not the 300 rows flown past")
     }
 }
+#endif

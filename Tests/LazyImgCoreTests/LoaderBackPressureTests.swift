@@ -1,5 +1,5 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import Dispatch
-import Synchronization
 import XCTest
 @testable import LazyImgCore
 
@@ -12,7 +12,7 @@ final class LoaderBackPressureTests: XCTestCase {
     final class GatedDecoder: ImageDecoding, @unchecked Sendable {
         private let gate = DispatchSemaphore(value: 0)
         private let entered = DispatchSemaphore(value: 0)
-        private let calls = Mutex<[Int]>([])
+        private let calls = Locked<[Int]>([])
 
         func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
             calls.withLock { $0.append(data.count) }
@@ -100,3 +100,4 @@ final class LoaderBackPressureTests: XCTestCase {
         XCTAssertNil(try h.loader.lookup(url: url(1)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -100,3 +101,4 @@ final class LoaderPagingTests: XCTestCase {
         XCTAssertEqual(h.log.events(for: 0).count, 1)
     }
 }
+#endif

@@ -1,4 +1,4 @@
-import Synchronization
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -190,7 +190,7 @@ final class LoaderPolicyTests: XCTestCase {
         var config = LoaderConfiguration()
         config.decodeThreads = 1
         let outcome = EventLog()
-        let misuse = Mutex<LoaderError?>(nil)
+        let misuse = Locked<LoaderError?>(nil)
         let loader = try ImageLoader(configuration: config, transport: FakeTransport(),
                                      makeDecoder: { WidthFromBytesDecoder() }) { event in
             outcome.record(event)
@@ -212,7 +212,7 @@ final class LoaderPolicyTests: XCTestCase {
         config.decodeThreads = 1
         let transport = FakeTransport()
         let arrived = expectation(description: "event")
-        let onMainThread = Mutex<Bool?>(nil)
+        let onMainThread = Locked<Bool?>(nil)
         let mainThread = pthread_self()
         let loader = try ImageLoader(configuration: config, transport: transport,
                                      makeDecoder: { WidthFromBytesDecoder() }) { _ in
@@ -300,3 +300,4 @@ final class LoaderListReplacementTests: XCTestCase {
         XCTAssertEqual(h.loader.stats.downloadsStarted, 3)
     }
 }
+#endif

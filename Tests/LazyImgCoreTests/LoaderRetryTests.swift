@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -165,3 +166,4 @@ final class LoaderRetryTests: XCTestCase {
         XCTAssertNil(host("nonsense"))
     }
 }
+#endif

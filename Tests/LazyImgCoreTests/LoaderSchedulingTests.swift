@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import Glibc
 import XCTest
 @testable import LazyImgCore
@@ -272,3 +273,4 @@ final class LoaderSchedulingTests: XCTestCase {
         XCTAssertEqual(h.transport.startedURLs, urls(1_000..<2_500))
     }
 }
+#endif

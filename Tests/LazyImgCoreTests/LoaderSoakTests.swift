@@ -1,5 +1,5 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import Glibc
-import Synchronization
 import TestSupport
 import XCTest
 @testable import LazyImgCore
@@ -25,7 +25,7 @@ final class LoaderSoakTests: XCTestCase {
         config.memoryCacheBytes = 256 << 10  // about 15 thumbnails
         config.target = TargetSize(width: 64, height: 64)
         config.prefetchRows = screen
-        let delivered = Mutex<(events: Int, images: Int)>((0, 0))
+        let delivered = Locked<(events: Int, images: Int)>((0, 0))
         let loader = try ImageLoader(configuration: config) { event in
             delivered.withLock { state in
                 state.events += 1
@@ -65,3 +65,4 @@ final class LoaderSoakTests: XCTestCase {
         XCTAssertLessThanOrEqual(end.fds, warmed.fds + 2, "file descriptors grew")
     }
 }
+#endif

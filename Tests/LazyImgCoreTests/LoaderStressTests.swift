@@ -1,5 +1,5 @@
+#if !LAZYIMG_ASAN_SUBSET // (in the ThreadSanitizer subset, see the Makefile's tsan)
 import Dispatch
-import Synchronization
 import TestSupport
 import XCTest
 @testable import LazyImgCore
@@ -10,8 +10,8 @@ import XCTest
 final class LoaderStressTests: XCTestCase {
     /// Tickets handed out and events delivered, from any thread.
     final class Ledger: Sendable {
-        private let issued = Mutex<[UInt64: Int]>([:])
-        private let events = Mutex<[UInt64: [Int]]>([:])
+        private let issued = Locked<[UInt64: Int]>([:])
+        private let events = Locked<[UInt64: [Int]]>([:])
 
         func issue(_ ticket: UInt64, row: Int) { issued.withLock { $0[ticket] = row } }
         func record(_ event: LoaderEvent) { events.withLock { $0[event.ticket, default: []].append(event.row) } }
@@ -79,3 +79,4 @@ final class LoaderStressTests: XCTestCase {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import Glibc
 import TestSupport
 import XCTest
@@ -82,3 +83,4 @@ final class LoaderTrimMemoryTests: XCTestCase {
         XCTAssertLessThan(after, before - (20 << 20))
     }
 }
+#endif

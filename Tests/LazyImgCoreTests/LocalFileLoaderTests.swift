@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import Glibc
 import LazyImgCore
 import TestSupport
@@ -72,3 +73,4 @@ final class LocalFileLoaderTests: XCTestCase {
         XCTAssertEqual(try fetch(url)?.result.get(), [1, 2, 3])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -107,3 +108,4 @@ final class URLCheckTests: XCTestCase {
         }
     }
 }
+#endif

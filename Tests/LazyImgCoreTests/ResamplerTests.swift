@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 @testable import LazyImgCore
 import TestSupport
 import XCTest
@@ -106,3 +107,4 @@ final class ResamplerTests: XCTestCase {
         XCTAssertEqual(DecodingTestHelpers.maxDeviation(of: grey, from: [128, 128, 128, 255]), 0)
     }
 }
+#endif

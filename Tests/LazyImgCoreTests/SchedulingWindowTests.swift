@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -169,3 +170,4 @@ final class SchedulingWindowTests: XCTestCase {
         XCTAssertNil(sameInstant.remainder(stopSpeed: 0, dueSpeed: 0))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import ScrollBench
 import XCTest
 
@@ -50,3 +51,4 @@ final class ScrollBenchHarnessTests: XCTestCase {
         XCTAssertLessThanOrEqual(lazyTable.wastedRequests, lazyTable.requests)
     }
 }
+#endif
