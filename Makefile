@@ -135,24 +135,26 @@ demo: termlist-bin
 	else ./build/termlist --script builtin --sheet build/termlist-sheet.png; fi
 
 # The terminal list (examples-c/feed): its loopback feed server runs on libmicrohttpd.
-TERMLIST_SRC  := examples-c/feed/termlist.c examples-c/feed/feed_server.c
-TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -ldl -lm
+TERMLIST_SRC  := examples-c/feed/termlist.c examples-c/feed/feed_server.c examples-c/feed/scroll_windows.c
+TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -lm
 termlist-bin: build
 	@mkdir -p build
 	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c/feed $(TERMLIST_SRC) -o build/termlist \
 	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(TERMLIST_LIBS)
 
-# The scripted scroll: one download per URL, none while moving, one event per
-# ticket, the pages arrived, a sheet with no blank thumbnail.
+# The scripted scroll: while moving, downloads only for the rows the scroll policy
+# allows; a URL downloaded again only after a cancel; one event per ticket, the
+# pages arrived, a sheet with no blank thumbnail.
 run-termlist: termlist-bin
 	./build/termlist --script builtin --sheet build/termlist-sheet.png
 
 # A short scripted run under valgrind, on generated images (no PNG decoding in the
 # server), since debug Swift under valgrind is slow; valgrind runs one thread at a
-# time, hence the long transfer timeout and waits.
+# time, hence the long transfer timeout and waits, and the long time a request may
+# take to reach the server after the loader started it.
 memcheck-termlist: termlist-bin
 	scripts/memcheck.sh $(BIN) ./build/termlist --script examples-c/feed/memcheck.script \
-	    --photos /nonexistent --timeout-ms 300000 --wait-ms 600000 --sheet build/termlist-memcheck.png
+	    --photos /nonexistent --timeout-ms 300000 --wait-ms 600000 --grace-ms 5000 --sheet build/termlist-memcheck.png
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:

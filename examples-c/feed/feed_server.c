@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <spng.h>
 #include <stdint.h>
@@ -36,6 +37,15 @@ struct route {
     const char *type;
 };
 
+/* A request in the log: its route (an index: the table grows) and how it ended. */
+struct logged_request {
+    size_t route;
+    double at_ms;
+    enum feed_outcome outcome;
+    const struct MHD_Connection *connection; /* an identity only; NULL once closed */
+    double closed_at_ms;
+};
+
 struct photo {
     char *file;
     unsigned width, height;
@@ -48,9 +58,11 @@ struct feed_server {
     char first_page[96];
     struct photo photos[MAX_PHOTOS];
     unsigned photo_count;
-    pthread_mutex_t lock; /* guards routes and every route's fields */
+    pthread_mutex_t lock; /* guards routes, every route's fields and the log */
     struct route *routes;
     size_t route_count, route_capacity;
+    struct logged_request *log;
+    size_t log_count, log_capacity;
 };
 
 /* The route of `path`, made on first sight, its hit counted. Lock held. */
@@ -76,6 +88,36 @@ static struct route *route_hit(struct feed_server *s, const char *path)
     r->hits = 1;
     s->route_count++;
     return r;
+}
+
+static double monotonic_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000.0 + t.tv_nsec / 1e6;
+}
+
+/* Counts a request for `path`, whose headers came in at `at_ms`, and logs it. Its
+ * log index + 1, or 0 when out of memory. Lock held. */
+static size_t log_request(struct feed_server *s, const struct MHD_Connection *c, const char *path, double at_ms)
+{
+    struct route *r = route_hit(s, path);
+    if (r == NULL)
+        return 0;
+    if (s->log_count == s->log_capacity) {
+        size_t capacity = s->log_capacity ? 2 * s->log_capacity : 256;
+        struct logged_request *grown = realloc(s->log, capacity * sizeof *grown);
+        if (grown == NULL)
+            return 0;
+        s->log = grown;
+        s->log_capacity = capacity;
+    }
+    s->log[s->log_count].route = (size_t)(r - s->routes);
+    s->log[s->log_count].at_ms = at_ms;
+    s->log[s->log_count].outcome = FEED_RUNNING;
+    s->log[s->log_count].connection = c;
+    s->log[s->log_count].closed_at_ms = 0;
+    return ++s->log_count;
 }
 
 static unsigned char *read_file(const char *name, size_t *size)
@@ -295,6 +337,20 @@ static int image_body(struct feed_server *s, struct route *r)
     return r->body != NULL;
 }
 
+/* Whether the client closed the connection while its answer was being made (curl
+ * closes the connection of a transfer it cancels). Checked before answering: a
+ * small answer written to a socket the peer closed still counts as sent. */
+static int client_hung_up(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    char byte;
+    if (info == NULL)
+        return 0;
+    struct pollfd p = {info->connect_fd, POLLIN, 0};
+    return poll(&p, 1, 0) == 1 &&
+           ((p.revents & (POLLHUP | POLLERR)) != 0 || recv(info->connect_fd, &byte, 1, MSG_PEEK) <= 0);
+}
+
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, void *body, size_t size,
                               enum MHD_ResponseMemoryMode mode, const char *type)
 {
@@ -311,11 +367,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                               const char *version, const char *upload_data, size_t *upload_size, void **state)
 {
     struct feed_server *s = cls;
-    static int first_call;
     (void)version, (void)upload_data, (void)upload_size;
-    if (*state == NULL) { /* the headers are in; answer on the next call */
-        *state = &first_call;
-        return MHD_YES;
+    if (*state == NULL) { /* the headers are in: log it; answer on the next call */
+        double at_ms = monotonic_ms(); /* before the lock, which image making holds for long */
+        pthread_mutex_lock(&s->lock);
+        size_t logged = log_request(s, c, url, at_ms);
+        pthread_mutex_unlock(&s->lock);
+        *state = (void *)(uintptr_t)logged; /* read back by request_ended */
+        return logged != 0 ? MHD_YES : MHD_NO;
     }
     if (strcmp(method, "GET") != 0)
         return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, 0, MHD_RESPMEM_PERSISTENT, "text/plain");
@@ -324,14 +383,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         nanosleep(&delay, NULL);
     }
     pthread_mutex_lock(&s->lock);
-    struct route *r = route_hit(s, url);
+    struct route *r = &s->routes[s->log[(uintptr_t)*state - 1].route];
     int is_feed = strcmp(url, "/feed") == 0;
-    int found = r != NULL && !is_feed && image_body(s, r);
+    int found = !is_feed && image_body(s, r);
+    if (client_hung_up(c)) { /* request_ended logs it */
+        pthread_mutex_unlock(&s->lock);
+        return MHD_NO;
+    }
     /* The body is copied while the lock keeps the route table still. */
     enum MHD_Result ok = found ? answer(c, MHD_HTTP_OK, r->body, r->size, MHD_RESPMEM_MUST_COPY, r->type) : MHD_YES;
     pthread_mutex_unlock(&s->lock);
-    if (r == NULL)
-        return MHD_NO;
     if (found)
         return ok;
     if (!is_feed)
@@ -345,6 +406,41 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (json == NULL)
         return MHD_NO;
     return answer(c, MHD_HTTP_OK, json, strlen(json), MHD_RESPMEM_MUST_FREE, "application/json");
+}
+
+/* MHD's end of a request: sent whole, or anything else (the client hung up, or the
+ * server closed first: then it was not sent either). */
+static void request_ended(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode code)
+{
+    struct feed_server *s = cls;
+    (void)c;
+    if (*state == NULL)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->log[(uintptr_t)*state - 1].outcome = code == MHD_REQUEST_TERMINATED_COMPLETED_OK ? FEED_SENT : FEED_HUNG_UP;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* A connection closed: stamp the last request that came on it. The address of a
+ * closed connection may come back for a new one, hence the latest first and
+ * forgetting the identity. */
+static void connection_changed(void *cls, struct MHD_Connection *c, void **socket_context,
+                               enum MHD_ConnectionNotificationCode code)
+{
+    struct feed_server *s = cls;
+    (void)socket_context;
+    if (code != MHD_CONNECTION_NOTIFY_CLOSED)
+        return;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = s->log_count; i-- > 0;)
+        if (s->log[i].connection == c) {
+            s->log[i].closed_at_ms = monotonic_ms();
+            break;
+        }
+    for (size_t i = 0; i < s->log_count; i++)
+        if (s->log[i].connection == c)
+            s->log[i].connection = NULL;
+    pthread_mutex_unlock(&s->lock);
 }
 
 struct feed_server *feed_server_start(const struct feed_server_options *options)
@@ -362,7 +458,9 @@ struct feed_server *feed_server_start(const struct feed_server_options *options)
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
-                                 handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_END);
+                                 handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                                 MHD_OPTION_NOTIFY_COMPLETED, request_ended, s,
+                                 MHD_OPTION_NOTIFY_CONNECTION, connection_changed, s, MHD_OPTION_END);
     const union MHD_DaemonInfo *info = s->daemon ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT) : NULL;
     if (info == NULL) {
         fprintf(stderr, "feed_server: could not start libmicrohttpd on 127.0.0.1\n");
@@ -389,24 +487,46 @@ unsigned feed_server_hits(struct feed_server *s, const char *path)
     return hits;
 }
 
-void feed_server_count(struct feed_server *s, const char *prefix, unsigned *paths, unsigned *repeated)
+static int earlier_first(const void *x, const void *y)
 {
-    *paths = *repeated = 0;
+    double a = ((const struct feed_request *)x)->at_ms, b = ((const struct feed_request *)y)->at_ms;
+    return (a > b) - (a < b);
+}
+
+struct feed_request *feed_server_requests(struct feed_server *s, size_t *count)
+{
+    struct feed_request *copy = NULL;
+    *count = 0;
     pthread_mutex_lock(&s->lock);
-    for (size_t i = 0; i < s->route_count; i++)
-        if (strncmp(s->routes[i].path, prefix, strlen(prefix)) == 0) {
-            ++*paths;
-            *repeated += s->routes[i].hits > 1;
+    if (s->log_count > 0 && (copy = malloc(s->log_count * sizeof *copy)) != NULL) {
+        for (size_t i = 0; i < s->log_count; i++) {
+            copy[i].path = s->routes[s->log[i].route].path;
+            copy[i].at_ms = s->log[i].at_ms;
+            copy[i].outcome = s->log[i].outcome;
+            copy[i].closed_at_ms = s->log[i].closed_at_ms;
         }
+        *count = s->log_count;
+    }
     pthread_mutex_unlock(&s->lock);
+    /* Logged as each took the lock, which a request may wait for behind image making. */
+    if (copy != NULL)
+        qsort(copy, *count, sizeof *copy, earlier_first);
+    return copy;
+}
+
+void feed_server_close(struct feed_server *s)
+{
+    if (s != NULL && s->daemon != NULL) {
+        MHD_stop_daemon(s->daemon);
+        s->daemon = NULL;
+    }
 }
 
 void feed_server_stop(struct feed_server *s)
 {
     if (s == NULL)
         return;
-    if (s->daemon != NULL)
-        MHD_stop_daemon(s->daemon);
+    feed_server_close(s);
     for (size_t i = 0; i < s->route_count; i++) {
         free(s->routes[i].path);
         free(s->routes[i].body);
@@ -414,6 +534,7 @@ void feed_server_stop(struct feed_server *s)
     for (unsigned i = 0; i < s->photo_count; i++)
         free(s->photos[i].file);
     free(s->routes);
+    free(s->log);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }

@@ -10,10 +10,13 @@
  * and the images the items name: the Kodak photos of a directory (kodimNN.png)
  * when one is given and readable, else generated pictures, each at three sizes
  * (full size as PNG, half and quarter size as JPEG), made on first request and
- * kept. Every request is counted by path, and can be delayed (latency_ms).
+ * kept. Every request is counted by path and logged with the time its headers
+ * came in and how it ended, and can be delayed (latency_ms).
  */
 #ifndef FEED_SERVER_H
 #define FEED_SERVER_H
+
+#include <stddef.h>
 
 struct feed_server;
 
@@ -32,10 +35,32 @@ const char *feed_server_first_page(const struct feed_server *s);
 int feed_server_has_photos(const struct feed_server *s);
 /* Requests seen for `path` (no query) so far. */
 unsigned feed_server_hits(struct feed_server *s, const char *path);
-/* Of the paths starting with `prefix`: how many were requested, and how many of
- * those more than once. */
-void feed_server_count(struct feed_server *s, const char *prefix, unsigned *paths, unsigned *repeated);
-/* Stops the server (waits for its threads) and frees it; NULL is ignored. */
+
+/* How a request ended, as the server saw it. */
+enum feed_outcome {
+    FEED_RUNNING,  /* not answered yet */
+    FEED_SENT,     /* the whole response was handed to the socket */
+    FEED_HUNG_UP   /* the client closed the connection first (it cancelled) */
+};
+
+/* One request, in the order their headers came in. A client that gives up on a
+ * transfer closes its connection; when the answer was already in the socket's
+ * buffers the server counts it SENT, and only the close shows it. */
+struct feed_request {
+    const char *path;          /* no query; owned by the server until feed_server_stop */
+    double at_ms;              /* CLOCK_MONOTONIC, when its headers came in */
+    enum feed_outcome outcome;
+    double closed_at_ms;       /* when its connection closed, if it was the last
+                                  request on it; 0 = open, or more came on it */
+};
+
+/* A copy of the request log (malloc'd: free it); *count set. NULL when empty or
+ * out of memory. */
+struct feed_request *feed_server_requests(struct feed_server *s, size_t *count);
+/* Stops answering: closes every connection and waits for the server's threads, so
+ * every outcome in the log is final. The log stays readable. NULL is ignored. */
+void feed_server_close(struct feed_server *s);
+/* Closes the server if still open and frees it; NULL is ignored. */
 void feed_server_stop(struct feed_server *s);
 
 #endif

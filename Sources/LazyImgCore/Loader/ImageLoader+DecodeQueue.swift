@@ -49,11 +49,12 @@ extension ImageLoader {
         s.decodeQueuedBytes += bytes.count
     }
 
-    /// On a decode thread, as the job leaves the queue: whether it is still wanted. A
-    /// job dropped meanwhile (no ticket and no prefetch wants it) gives its bytes back
-    /// and lets the next download start.
+    /// On a decode thread, as the job leaves the queue: whether it is still wanted (or
+    /// its download finished because it was nearly done: that one fills the cache). A
+    /// job nothing wants any more gives its bytes back and lets the next download
+    /// start.
     private func _claimDecode(_ jobID: UInt64, _ key: CacheKey, byteCount: Int, in s: inout LoaderState) -> Bool {
-        if let job = s.jobs[key], job.id == jobID, job.isWanted { return true }
+        if let job = s.jobs[key], job.id == jobID, job.isWanted || job.finishesUnwanted { return true }
         s.decodeQueuedBytes -= byteCount
         s.stats.decodesSkipped += 1
         // A job is dropped as soon as nothing wants it, so no ticket should remain here;

@@ -172,6 +172,13 @@ extension ImageLoader {
     private func _startableKey(forRow row: Int, now: Int64, in s: inout LoaderState) -> CacheKey? {
         guard row < s.rows.count, let key = s.rows[row] else { return nil }
         if let job = s.jobs[key] {
+            // Already downloading or decoding for a row that left (a download nearly
+            // done, a decode not yet run): the row is back, so it is wanted again, and
+            // its result goes to the cache instead of a second download.
+            if job.phase != .waiting && !job.isWanted {
+                s.jobs[key]?.prefetchRow = row
+                s.claimed.insert(row)
+            }
             guard job.phase == .waiting, job.mayStart(now: now, hosts: s.hostBackoff) else { return nil }
             // A row in the window is the loader's to load, whoever asked first.
             if job.prefetchRow == nil {
@@ -216,9 +223,13 @@ extension ImageLoader {
     }
 
     /// Drops a job nothing wants any more, unless its download is nearly done: that
-    /// one finishes into the cache, as stopping it would waste what already came.
+    /// one finishes into the cache, as stopping it would waste what already came. A
+    /// job whose download is done stays until its decode: a running one fills the
+    /// cache, a queued one is skipped if still unwanted when its turn comes
+    /// (`_claimDecode`); meanwhile a row that comes back joins it rather than
+    /// downloading the URL again.
     func _releaseIfUnwanted(_ key: CacheKey, in s: inout LoaderState) {
-        guard let job = s.jobs[key], !job.isWanted, !job.finishesUnwanted else { return }
+        guard let job = s.jobs[key], !job.isWanted, !job.finishesUnwanted, job.phase != .decoding else { return }
         if case .downloading(let transfer) = job.phase, transport.progress(of: transfer)?.isNearlyDone == true {
             s.jobs[key]?.finishesUnwanted = true
             return

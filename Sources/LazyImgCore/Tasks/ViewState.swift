@@ -138,7 +138,10 @@ public struct ViewState: Sendable {
     {
         let last = max(0, rowCount - screen)
         if let target {
-            let first = min(target.lowerBound, last)
+            // A target past the end moves back by its own length, not the screen's:
+            // the visible count changes by one as rows are cut at the edges, and rows
+            // at the zone's edge would leave and come back with it.
+            let first = min(target.lowerBound, max(0, rowCount - target.count))
             return (first..<first.addingClamped(target.count), max(1, screen / 4))
         }
         guard scroll == .decelerating, let remainder = decelerationRemainder,

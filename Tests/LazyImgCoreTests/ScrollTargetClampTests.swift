@@ -1,0 +1,19 @@
+import XCTest
+@testable import LazyImgCore
+
+/// A scroll target past the end of the list is moved back onto it by the target's
+/// own length, so the landing zone stays put while the visible count changes by one
+/// as rows are cut at the screen's edges (the terminal list's glide to the end).
+final class ScrollTargetClampTests: XCTestCase {
+    func testATargetPastTheEndMovesBackByItsOwnLengthWhateverTheScreen() {
+        var view = ViewState(prefetchRows: nil)
+        view.rowCount = 60
+        view.setScroll(.decelerating, velocity: 50, now: 0)
+        view.setTarget(56..<61)  // its last row is the "loading more" line
+        view.setVisible(50..<55)  // five rows
+        let withFive = view.window().landing
+        view.setVisible(50..<56)  // six: one more cut at the edge
+        XCTAssertEqual(withFive, 54..<60, "rows 55-59 and a margin of one")
+        XCTAssertEqual(view.window().landing, withFive)
+    }
+}
