@@ -492,12 +492,26 @@ static void on_second_run_event(void *user_data, const lazyimg_event *ev)
     }
 }
 
+/* Requests the server has seen for the first screen's images. Only those: the
+ * first loader's last prefetches, cancelled by its destroy, may still reach the
+ * server while the second run goes on. */
+static unsigned first_screen_hits(struct demo *d)
+{
+    unsigned hits = 0;
+    for (int row = 0; row < VISIBLE; row++) {
+        const char *host = d->urls[row] ? strstr(d->urls[row], "://") : NULL;
+        const char *path = host ? strchr(host + 3, '/') : NULL;
+        hits += path ? image_server_hits(d->server, path) : 0;
+    }
+    return hits;
+}
+
 /* 5. A second run, as after a restart: a new loader on the same disk cache
  *    shows the first screen from disk (thumbnails: no download, no decode). */
 static void second_run(struct demo *d, const char *cache_dir)
 {
     struct second_run r = {0, 0};
-    unsigned hits = image_server_total_hits(d->server), wanted = 0;
+    unsigned hits = first_screen_hits(d), wanted = 0;
     lazyimg_loader *loader = NULL;
     lazyimg_config cfg;
     lazyimg_status st;
@@ -530,11 +544,11 @@ static void second_run(struct demo *d, const char *cache_dir)
     }
     ms = now_ms() - start;
     printf("\nsecond run (a new loader on the same disk cache, as after a restart)\n");
-    printf("  rows 0..%d shown after %ld ms: %u of %u from disk, %u server requests\n",
-           VISIBLE - 1, ms, r.from_disk, wanted, image_server_total_hits(d->server) - hits);
+    printf("  rows 0..%d shown after %ld ms: %u of %u from disk, %u server requests for them\n",
+           VISIBLE - 1, ms, r.from_disk, wanted, first_screen_hits(d) - hits);
     expect(d, wanted > 0 && r.from_disk == wanted, "second run: %u of %u rows from disk", r.from_disk,
            wanted);
-    expect(d, image_server_total_hits(d->server) == hits, "second run: the server was asked again");
+    expect(d, first_screen_hits(d) == hits, "second run: the server was asked again");
     lazyimg_loader_destroy(loader);
 }
 
