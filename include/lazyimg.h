@@ -624,6 +624,10 @@ typedef struct lazyimg_stats {
     uint64_t disk_evictions;       /* entries evicted to stay within the limit */
     uint64_t disk_write_errors;    /* writes that failed (disk full, read-only);
                                       existing entries are kept intact */
+    uint64_t decodes_skipped;      /* downloaded files not decoded because their
+                                      rows left before a decode thread was free
+                                      (decode_queue_bytes); such a URL is
+                                      downloaded again if its row comes back */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.

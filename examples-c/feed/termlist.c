@@ -115,7 +115,7 @@ struct app {
     struct ticket_log *tickets;
     size_t ticket_count, ticket_capacity;
     struct scroll_windows windows; /* what the policy allowed to start, over time */
-    uint64_t downloads_at_motion_start, downloads_while_moving, downloads_cancelled;
+    uint64_t downloads_at_motion_start, downloads_while_moving, downloads_cancelled, decodes_skipped;
     unsigned moves, failures, targets_sent;
     int verbose;
 };
@@ -994,6 +994,7 @@ static void report(struct app *a, const struct options *opt, int nonblank)
 {
     lazyimg_stats s = stats_of(a);
     a->downloads_cancelled = s.downloads_cancelled; /* before destroy cancels the rest */
+    a->decodes_skipped = s.decodes_skipped;
     if (!opt->quiet) {
         printf("rows %zu from %u page(s) (%u NEED_PAGE event(s), %u fetch(es), %u failed)\n", a->count, a->pages,
                a->need_page_events, a->page_fetches, a->page_failures);
@@ -1106,20 +1107,24 @@ static void check_downloads(struct app *a, const struct options *opt)
         if (next == count)
             continue;
         redownloads++;
-        if (!hung_up_before(&log[i], log[next].at_ms) && ++completed_twice <= MAX_REPORTED)
-            expect(a, 0, "%s downloaded again at +%.0f ms although the transfer at +%.0f ms was not cancelled",
+        if (!hung_up_before(&log[i], log[next].at_ms) && ++completed_twice <= MAX_REPORTED && !opt->quiet)
+            printf("%s downloaded again at +%.0f ms although the transfer at +%.0f ms was not cancelled\n",
                    log[i].path, log[next].at_ms - log[0].at_ms, log[i].at_ms - log[0].at_ms);
     }
-    expect(a, completed_twice <= MAX_REPORTED, "%u image URL(s) in all downloaded again without a cancel",
-           completed_twice);
+    /* A download whose decode the loader skipped (its row had left while the
+     * file waited for a decode thread) is downloaded again if the row returns. */
+    expect(a, completed_twice <= a->decodes_skipped, "%u image URL(s) downloaded again without a cancel, "
+           "but the loader skipped only %" PRIu64 " decode(s)", completed_twice, a->decodes_skipped);
     expect(a, paths > 0, "the server saw no image request");
-    expect(a, redownloads <= a->downloads_cancelled, "%zu re-download(s) but only %" PRIu64 " cancelled transfer(s)",
-           redownloads, a->downloads_cancelled);
+    expect(a, redownloads <= a->downloads_cancelled + a->decodes_skipped,
+           "%zu re-download(s) but only %" PRIu64 " cancelled transfer(s) and %" PRIu64 " skipped decode(s)",
+           redownloads, a->downloads_cancelled, a->decodes_skipped);
     if (!opt->quiet) {
         printf("downloads while moving: %u during fast moves, %u during slow moves, %u outside what the scroll "
                "policy allows (grace %u ms)\n", fast, slow, outside, opt->grace_ms);
         printf("server: %zu image URL(s), %zu re-download(s) after a cancel, %u without (the loader cancelled %" PRIu64
-               " transfer(s))\n", paths, redownloads - completed_twice, completed_twice, a->downloads_cancelled);
+               " transfer(s) and skipped %" PRIu64 " decode(s))\n", paths, redownloads - completed_twice, completed_twice,
+               a->downloads_cancelled, a->decodes_skipped);
     }
     free(log);
 }

@@ -56,6 +56,10 @@ PROTOTYPES = {
     "lazyimg_wait": (_status, [_loader, ctypes.c_int]),
     "lazyimg_get_stats": (_status, [_loader, STATS_P]),
     "lazyimg_trim_memory": (None, [_loader, ctypes.c_int]),
+    "lazyimg_disk_cache_clear": (_status, [_loader]),
+    "lazyimg_disk_cache_remove_url": (_status, [_loader, ctypes.c_char_p]),
+    "lazyimg_session_create": (_status, [CONFIG_P, ctypes.POINTER(ctypes.c_void_p)]),
+    "lazyimg_session_destroy": (None, [ctypes.c_void_p]),
 }
 
 

@@ -59,6 +59,10 @@ class ConfigStruct(ctypes.Structure):
         ("proxy", ctypes.c_char_p),
         ("ca_file", ctypes.c_char_p),
         ("decode_queue_bytes", ctypes.c_uint64),
+        ("disk_cache_dir", ctypes.c_char_p),
+        ("disk_cache_bytes", ctypes.c_uint64),
+        ("disk_cache_serve_stale", ctypes.c_uint32),
+        ("session", ctypes.c_void_p),
     ]
 
 
@@ -71,6 +75,8 @@ class StatsStruct(ctypes.Structure):
             "memory_cache_count", "in_flight",
             # Since 0.3.0:
             "prefetch_hits", "prefetch_wasted", "prefetch_waste_bytes", "downloads_retried",
+            "disk_hits", "disk_revalidations", "disk_cache_bytes", "disk_cache_count",
+            "disk_evictions", "disk_write_errors", "decodes_skipped",
         )
     ]
 

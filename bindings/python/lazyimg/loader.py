@@ -70,7 +70,7 @@ def _bytes(text):
 
 # const char * fields of lazyimg_config and how a value becomes their bytes (a
 # CA file is a path: str, bytes or os.PathLike, in the file system's encoding).
-_TEXT_FIELDS = {"user_agent": _bytes, "proxy": _bytes, "ca_file": os.fsencode}
+_TEXT_FIELDS = {"user_agent": _bytes, "proxy": _bytes, "ca_file": os.fsencode, "disk_cache_dir": os.fsencode}
 # Its NULL-terminated const char *const * fields, given as lists of str or bytes.
 _TEXT_LIST_FIELDS = ("http_headers", "http_headers_origins")
 
