@@ -29,7 +29,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
-.PHONY: install uninstall check-install examples-bin run-examples check-python xctest
+.PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
 .PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
@@ -264,6 +264,11 @@ sanitize: deps
 # Swift runtime's type-name cache (XCTest names every class; TSan reports a CHECK
 # in its allocator, ASan a bad free), whether through `swift test` or not. The
 # TSan subset is the 20 classes with threads, the network or the C API end to end.
+# A new test file needs its #if too (`make check-test-subsets` says which lack one).
+check-test-subsets:
+	@missing=$$(grep -LE '^#if !LAZYIMG_' $$(grep -lE 'class [A-Za-z]+: XCTestCase|^extension [A-Za-z]+Tests' Tests/*/*.swift)); \
+	if [ -n "$$missing" ]; then echo "test files without a sanitizer-subset #if:"; echo "$$missing"; exit 1; fi
+
 tsan: deps
 	set -o pipefail; $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DLAZYIMG_TSAN_SUBSET \
 	    2>&1 | $(DROP_GOLD_NOISE)
@@ -288,7 +293,7 @@ check-symbols: build
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-symbols check-install run-demo run-formats run-termlist run-examples check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-python \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.

@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -60,3 +61,4 @@ final class LoaderReturningRowTests: XCTestCase {
         XCTAssertEqual(starts(of: 0, h), 1, "one download for the URL")
     }
 }
+#endif

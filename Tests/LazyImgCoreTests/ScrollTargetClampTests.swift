@@ -1,3 +1,4 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET // (left out of the sanitizer subsets, see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
 
@@ -17,3 +18,4 @@ final class ScrollTargetClampTests: XCTestCase {
         XCTAssertEqual(view.window().landing, withFive)
     }
 }
+#endif
