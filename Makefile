@@ -255,24 +255,35 @@ sanitize: deps
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	    .build/asan/debug/lazyimgPackageTests.xctest
 
-# The threaded tests under ThreadSanitizer: any data race fails the run.
+# The whole XCTest suite under ThreadSanitizer: any data race fails the run.
 # LAZYIMG_TSAN=1 makes the tests whose figures would measure the sanitizer itself
-# skip with that reason. Both sanitizer runs build a subset of the test classes
-# (LAZYIMG_TSAN_SUBSET / LAZYIMG_ASAN_SUBSET, an #if around each test file) and run
-# the test binary directly: with this toolchain (Swift 6.3.1) a sanitized XCTest
+# skip with that reason. With this toolchain (Swift 6.3.1) a sanitized XCTest
 # bundle of more than about 23 test classes crashes before any test runs, in the
 # Swift runtime's type-name cache (XCTest names every class; TSan reports a CHECK
-# in its allocator, ASan a bad free), whether through `swift test` or not. The
-# TSan subset is the 20 classes with threads, the network or the C API end to end.
-# A new test file needs its #if too (`make check-test-subsets` says which lack one).
+# in its allocator, ASan a bad free), whether through `swift test` or not. So the
+# suite runs as three groups of at most 20 classes, each its own build
+# (LAZYIMG_TSAN_SUBSET, _2, _3: an #if at the top of each test file says which),
+# and the ASan corpus run builds its own subset (LAZYIMG_ASAN_SUBSET). The test
+# binaries run directly. A new test file needs its #if too (`make
+# check-test-subsets` names the ones that lack it). The last line adds the groups up.
+TSAN_GROUPS := LAZYIMG_TSAN_SUBSET LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3
 check-test-subsets:
 	@missing=$$(grep -LE '^#if !LAZYIMG_' $$(grep -lE 'class [A-Za-z]+: XCTestCase|^extension [A-Za-z]+Tests' Tests/*/*.swift)); \
 	if [ -n "$$missing" ]; then echo "test files without a sanitizer-subset #if:"; echo "$$missing"; exit 1; fi
 
 tsan: deps
-	set -o pipefail; $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -DLAZYIMG_TSAN_SUBSET \
-	    2>&1 | $(DROP_GOLD_NOISE)
-	set -o pipefail; LAZYIMG_TSAN=1 TSAN_OPTIONS=halt_on_error=1 .build/tsan/debug/lazyimgPackageTests.xctest 2>&1
+	@mkdir -p build; set -o pipefail; executed=0; skipped=0; \
+	for group in $(TSAN_GROUPS); do \
+	    echo "tsan: $$group"; \
+	    $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan-$$group -Xswiftc -D$$group \
+	        2>&1 | $(DROP_GOLD_NOISE) || exit 1; \
+	    LAZYIMG_TSAN=1 TSAN_OPTIONS=halt_on_error=1 .build/tsan-$$group/debug/lazyimgPackageTests.xctest \
+	        >build/tsan-$$group.log 2>&1; status=$$?; cat build/tsan-$$group.log; [ $$status -eq 0 ] || exit $$status; \
+	    summary=$$(grep -E '^[[:space:]]*Executed [0-9]+ tests?' build/tsan-$$group.log | tail -n 1); \
+	    executed=$$((executed + $$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'))); \
+	    skipped=$$((skipped + $$(echo "$$summary" | grep -oE '[0-9]+ tests? skipped' | grep -oE '^[0-9]+' || echo 0))); \
+	done; \
+	echo "All groups: Executed $$executed tests, with $$skipped tests skipped and 0 failures (0 unexpected)"
 
 # libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded
 # from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a

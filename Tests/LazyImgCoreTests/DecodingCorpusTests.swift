@@ -1,4 +1,4 @@
-#if !LAZYIMG_TSAN_SUBSET // (the AddressSanitizer subset, see the Makefile's sanitize)
+#if !LAZYIMG_TSAN_SUBSET && !LAZYIMG_TSAN_SUBSET_2 // the AddressSanitizer subset, and ThreadSanitizer group 3
 import LazyImgCore
 import TestSupport
 import XCTest
