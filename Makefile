@@ -283,7 +283,7 @@ tsan: deps
 	    executed=$$((executed + $$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'))); \
 	    skipped=$$((skipped + $$(echo "$$summary" | grep -oE '[0-9]+ tests? skipped' | grep -oE '^[0-9]+' || echo 0))); \
 	done; \
-	echo "All groups: Executed $$executed tests, with $$skipped tests skipped and 0 failures (0 unexpected)"
+	printf "All groups:\n\t Executed %d tests, with %d tests skipped and 0 failures (0 unexpected)\n" $$executed $$skipped
 
 # libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded
 # from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a
