@@ -15,7 +15,7 @@ endif
 STRICT   := -Wall -Wextra -pedantic -Werror
 PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind
 PACKAGES += libglib2.0-dev python3-pytest python3-numpy python3-pil
-PACKAGES += libcjson-dev libmicrohttpd-dev
+PACKAGES += libcjson-dev libmicrohttpd-dev nghttp2-server
 
 # Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
 # functions are exported, lazyimg.map), so the library needs no Swift toolchain

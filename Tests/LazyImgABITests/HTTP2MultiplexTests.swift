@@ -1,0 +1,39 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET && !LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 2 (see the Makefile's tsan)
+import CLazyImgHeader
+import Glibc
+import TestSupport
+import XCTest
+
+/// HTTP/2 against a real HTTP/2 server (Debian's nghttpd over TLS on loopback): the
+/// rows of a screen, started at once, share one connection with a stream each
+/// (CURLPIPE_MULTIPLEX and CURLOPT_PIPEWAIT), where HTTP/1.1 opens one per row.
+final class HTTP2MultiplexTests: XCTestCase {
+    func testAScreenfulStartedAtOnceSharesOneConnection() throws {
+        guard let server = try HTTP2TestServer() else {
+            throw XCTSkip("nghttpd (Debian package nghttp2-server) or openssl could not run an HTTP/2 test server")
+        }
+        defer { server.stop() }
+        let rows = 10
+        for n in 0..<rows { try server.serve("/\(n).jpg", body: makeJPEG(width: 40 + n, height: 30)) }
+        let caFile = strdup(server.certificatePath)
+        defer { free(caFile) }
+        let host = try CHost {
+            $0.ca_file = UnsafePointer(caFile)
+            $0.target_width = 16
+        }
+        XCTAssertEqual(host.setItems((0..<rows).map { server.url("/\($0).jpg") }), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_set_visible_range(host.loader, 0, Int(rows)), LAZYIMG_OK)
+        var tickets = 0
+        for row in 0..<rows where host.request(row).status == LAZYIMG_PENDING { tickets += 1 }
+        XCTAssertEqual(tickets, rows)
+        host.dispatch(until: tickets)
+        XCTAssertEqual(host.events.filter { $0.type == LAZYIMG_EVENT_IMAGE }.count, rows, "\(host.events)")
+
+        let requests = server.requests
+        XCTAssertEqual(requests.count, rows, "one request per row")
+        XCTAssertEqual(Set(requests.map(\.connection)).count, 1, "one connection for the screen: \(requests)")
+        XCTAssertEqual(Set(requests.map(\.stream)).count, rows, "a stream per row: \(requests)")
+        XCTAssertEqual(host.stats().downloads_started, UInt64(rows))
+    }
+}
+#endif
