@@ -20,18 +20,14 @@ public final class HTTP2TestServer {
             .appendingPathComponent("lazyimg-h2-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         documents = directory.appendingPathComponent("docs")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
-        certificatePath = directory.appendingPathComponent("cert.pem").path
         logPath = directory.appendingPathComponent("nghttpd.log").path
-        let key = directory.appendingPathComponent("key.pem").path
         process = Process()
-        guard Self.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                        "-out", certificatePath, "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"]) == 0,
-              let port = Self.freePort()
-        else {
+        guard let certificate = SelfSignedCertificate(in: directory), let port = Self.freePort() else {
             try? FileManager.default.removeItem(at: directory)
             return nil
         }
+        certificatePath = certificate.certificatePath
+        let key = certificate.keyPath
         self.port = port
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
             try? FileManager.default.removeItem(at: directory)
@@ -75,16 +71,6 @@ public final class HTTP2TestServer {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
-    private static func run(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
 
     /// A port nothing listens on now (nghttpd cannot report one it chose itself).
     private static func freePort() -> Int? {

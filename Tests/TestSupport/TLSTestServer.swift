@@ -40,14 +40,12 @@ public final class TLSTestServer {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("lazyimg-tls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificatePath = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        guard Self.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                        "-out", certificatePath, "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"]) == 0 else {
+        guard let certificate = SelfSignedCertificate(in: directory) else {
             try? FileManager.default.removeItem(at: directory)
             return nil
         }
+        certificatePath = certificate.certificatePath
+        let key = certificate.keyPath
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", Self.script, certificatePath, key, response]
@@ -76,16 +74,6 @@ public final class TLSTestServer {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func run(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
 }
 
 /// Reads a child's stdout line by line, blocking until each line arrives.
