@@ -139,6 +139,28 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(stats.bytes_downloaded, 0, "a 304 has no body")
     }
 
+    func testRevalidationAsksEvenWhereTheHostsOwnHeadersMayNotGo() throws {
+        server.serveWithETag("/scoped.jpg", body: makeJPEG(width: 60, height: 40), etag: "\"s1\"",
+                             headers: ["Cache-Control: max-age=0"])
+        let first = try makeHost()
+        let original = loadAll(first, [server.url("/scoped.jpg")])
+        XCTAssertEqual(first.destroy(), LAZYIMG_OK)
+
+        // The host's header may go to another origin only. The validators are the
+        // cached response's own, so they go with the request all the same.
+        let second = try withCStrings(["X-Api-Key: 42", nil]) { headers in
+            try withCStrings(["https://images.invalid", nil]) { origins in
+                try makeHost { $0.http_headers = headers; $0.http_headers_origins = origins }
+            }
+        }
+        XCTAssertEqual(loadAll(second, [server.url("/scoped.jpg")]), original)
+        let asked = try XCTUnwrap(server.requests("/scoped.jpg").last)
+        XCTAssertEqual(asked.header("If-None-Match"), "\"s1\"")
+        XCTAssertNil(asked.header("X-Api-Key"), "the host's header stays scoped")
+        XCTAssertEqual(second.events.first?.httpStatus, 304)
+        XCTAssertEqual(second.stats().disk_revalidations, 1)
+    }
+
     func testAFreshEntryIsServedWithoutAskingTheServer() throws {
         server.serveWithETag("/fresh.jpg", body: makeJPEG(width: 80, height: 80), etag: "\"f\"",
                              headers: ["Cache-Control: public, max-age=3600"])

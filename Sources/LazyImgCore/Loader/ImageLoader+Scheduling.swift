@@ -208,7 +208,7 @@ extension ImageLoader {
         s.stats.downloadsStarted += 1
         var request = configuration.dataRequest(for: key.url)
         // A stale disk copy is revalidated: a 304 answers without a body.
-        if let validators = s.jobs[key]?.staleCopy?.metadata.validatorHeaders { request.headers += validators }
+        if let validators = s.jobs[key]?.staleCopy?.metadata.validatorHeaders { request.validators = validators }
         transport.start(id, request) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }

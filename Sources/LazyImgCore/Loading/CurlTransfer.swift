@@ -47,7 +47,8 @@ final class CurlTransfer {
         // Never file://: libcurl's file handler blocks on a FIFO or a tty (LocalFileLoader reads files).
         guard URLCheck.isLoadable(request.url, allowingFiles: false) else { return .badURL }
         // libcurl sends header values as given: a line break would smuggle in a header.
-        guard DataRequest.isSingleHeaderLine(request.userAgent), request.headers.allSatisfy(DataRequest.isCustomHeader) else {
+        guard DataRequest.isSingleHeaderLine(request.userAgent), request.headers.allSatisfy(DataRequest.isCustomHeader),
+              request.validators.allSatisfy(DataRequest.isSingleHeaderLine) else {
             return .invalidArgument
         }
         maxResponseBytes = max(0, request.maxResponseBytes)
@@ -92,7 +93,8 @@ final class CurlTransfer {
         }
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
-        for line in request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL) {
+        for line in request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL)
+            + request.validators {
             guard let extended = curl_slist_append(headerList, line) else { return .noMemory }
             headerList = extended
         }

@@ -9,6 +9,10 @@ public struct DataRequest: Sendable {
     public var userAgent: String
     /// "Name: value" lines, sent where `policy` allows.
     public var headers: [String]
+    /// If-None-Match / If-Modified-Since lines from a cached copy of this URL's
+    /// response. They are the resource's own, not the host's: sent on every hop,
+    /// whatever `policy` says of the host's headers.
+    public var validators: [String] = []
     /// Proxy, trusted authorities and the origins the headers may go to.
     public var policy: NetworkPolicy
 

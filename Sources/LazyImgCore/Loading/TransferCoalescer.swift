@@ -11,6 +11,7 @@ public final class TransferCoalescer: Sendable {
     private struct RequestKey: Hashable {
         var url: ImageURL
         var headers: [String]
+        var validators: [String]
         var policy: NetworkPolicy
         var userAgent: String
         var maxResponseBytes: Int
@@ -19,6 +20,7 @@ public final class TransferCoalescer: Sendable {
         init(_ request: DataRequest) {
             url = request.url
             headers = request.headers
+            validators = request.validators
             policy = request.policy
             userAgent = request.userAgent
             maxResponseBytes = request.maxResponseBytes
