@@ -677,6 +677,7 @@ lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char 
  * table of downloads so that a URL is downloaded once however many loaders
  * want it (each decodes it into its own box), and one disk cache. Pass it in
  * lazyimg_config.session. A loader made without one has its own, as before.
+ * file:// URLs (allow_file_urls) are read by each loader itself.
  * The memory cache and the per-loader download limit stay per loader. */
 
 /* Creates a session from the disk_cache_dir, disk_cache_bytes and

@@ -42,6 +42,30 @@ extension DiskCacheEndToEndTests {
         return hosts
     }
 
+    func testALoaderOfASessionReadsFileURLsWhenAllowed() throws {
+        let session = try makeSession()
+        defer { lazyimg_session_destroy(session) }
+        let path = directory.path + "/local.jpg"
+        let jpeg = makeJPEG(width: 40, height: 30)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(jpeg)))
+        for allowed: Int32 in [1, 0] {
+            let host = try CHost { config in
+                config.session = session
+                config.allow_file_urls = allowed
+            }
+            XCTAssertEqual(host.setItems(["file://" + path]), LAZYIMG_OK)
+            let answer = host.request(0)
+            if allowed == 1 {
+                XCTAssertEqual(answer.status, LAZYIMG_PENDING)
+                host.dispatch(until: 1)
+                XCTAssertEqual(host.events.first?.type, LAZYIMG_EVENT_IMAGE, "\(host.events)")
+                XCTAssertEqual(host.events.first.map { [$0.width, $0.height] }, [40, 30])
+            } else {
+                XCTAssertEqual(answer.status, LAZYIMG_E_BAD_URL)
+            }
+        }
+    }
+
     func testTwoLoadersWithDifferentBoxesOnOneURLCostOneDownload() throws {
         let session = try makeSession()
         defer { lazyimg_session_destroy(session) }

@@ -4,7 +4,8 @@ import LazyImgCore
 import TestSupport
 import XCTest
 
-/// CurlDataLoader reports how far a running body got, for the nearly-done rule.
+/// CurlDataLoader reports how far a running body got, for the nearly-done rule, and
+/// so does a session's client of it.
 final class CurlTransferProgressTests: XCTestCase {
     func testProgressCountsTheBodySoFarAgainstItsAnnouncedLengthThenEnds() throws {
         let server = try HTTPTestServer()
@@ -30,6 +31,32 @@ final class CurlTransferProgressTests: XCTestCase {
         server.release("/part")
         wait(for: [done], timeout: 10)
         XCTAssertNil(transport.progress(of: 1), "finished transfers report nothing")
+    }
+
+    func testASessionsClientsSeeTheProgressOfTheTransferTheyShare() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let coalescer = TransferCoalescer(network: try XCTUnwrap(CurlDataLoader()))
+        let (list, detail) = (coalescer.makeClient(), coalescer.makeClient())
+        defer { list.shutdown(); detail.shutdown() }
+        server.serveStalling("/part", body: [UInt8](repeating: 7, count: 100_000), sentBytes: 80_000)
+        let done = expectation(description: "completed")
+        done.expectedFulfillmentCount = 2
+        list.start(1, DataRequest(url: server.url("/part"))) { _, _ in done.fulfill() }
+        detail.start(7, DataRequest(url: server.url("/part"))) { _, _ in done.fulfill() }
+        var progress: TransferProgress?
+        for _ in 0..<10_000 {
+            progress = list.progress(of: 1)
+            if progress?.received == 80_000 { break }
+            _ = poll(nil, 0, 1)
+        }
+        XCTAssertEqual(progress, TransferProgress(received: 80_000, expected: 100_000))
+        XCTAssertEqual(detail.progress(of: 7), progress, "one transfer, one progress")
+        XCTAssertNil(detail.progress(of: 1), "IDs are per client")
+        server.release("/part")
+        wait(for: [done], timeout: 10)
+        XCTAssertNil(list.progress(of: 1), "finished transfers report nothing")
+        XCTAssertEqual(server.hits("/part"), 1)
     }
 
     func testACancelledTransferReportsNothing() throws {

@@ -57,8 +57,10 @@ public final class ImageLoader: Sendable {
             delivery.finish()
             throw .io
         }
-        guard let network = transport ?? configuration.session?.transfers.makeClient()
-                ?? SchemeRoutingDataLoader(configuration: configuration)
+        guard let network = transport ?? configuration.session.flatMap({ session in
+                    SchemeRoutingDataLoader(network: session.transfers.makeClient(),
+                                            allowFileURLs: configuration.allowFileURLs)
+                }) ?? SchemeRoutingDataLoader(configuration: configuration)
         else {
             decodePool.shutdown()
             delivery.finish()

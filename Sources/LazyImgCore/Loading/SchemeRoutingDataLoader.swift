@@ -1,17 +1,23 @@
 /// The loader's default transport: file:// URLs to the `LocalFileLoader` (when the
-/// configuration allows them), everything else to libcurl. libcurl itself is never
-/// given a file URL.
+/// configuration allows them), everything else to the network: libcurl of its own,
+/// or a session's. libcurl itself is never given a file URL.
 final class SchemeRoutingDataLoader: DataLoading {
-    private let network: CurlDataLoader
+    private let network: any DataLoading
     private let files: LocalFileLoader?
 
     /// nil when libcurl or a thread cannot be set up.
-    init?(configuration: LoaderConfiguration) {
+    convenience init?(configuration: LoaderConfiguration) {
         guard let network = CurlDataLoader(maxConcurrentTransfers: configuration.maxConcurrentDownloads,
                                            maxHostConnections: configuration.maxHostConnections) else {
             return nil
         }
-        if configuration.allowFileURLs {
+        self.init(network: network, allowFileURLs: configuration.allowFileURLs)
+    }
+
+    /// Routes to `network` (taking it over: shut down with this one); nil when the
+    /// file reader's thread cannot start.
+    init?(network: any DataLoading, allowFileURLs: Bool) {
+        if allowFileURLs {
             guard let files = LocalFileLoader() else {
                 network.shutdown()
                 return nil

@@ -98,6 +98,13 @@ public final class TransferCoalescer: Sendable {
         }
     }
 
+    /// The progress of the shared transfer behind a subscriber (for the scheduler's
+    /// nearly-done rule). Lock order: a loader's lock, then this one, then the network's.
+    fileprivate func progress(of subscriber: Subscriber) -> TransferProgress? {
+        guard let shared = state.withLock({ $0.transferBySubscriber[subscriber] }) else { return nil }
+        return network.progress(of: shared)
+    }
+
     fileprivate func cancelAll(client: UInt64) {
         let mine = state.withLock { s in s.transferBySubscriber.keys.filter { $0.client == client } }
         for subscriber in mine { cancel(subscriber) }
@@ -138,6 +145,10 @@ public final class TransferCoalescer: Sendable {
 
         func cancel(_ id: TransferID) {
             coalescer.cancel(Subscriber(client: token, id: id))
+        }
+
+        func progress(of id: TransferID) -> TransferProgress? {
+            coalescer.progress(of: Subscriber(client: token, id: id))
         }
 
         /// Cancels this loader's transfers (shared ones go on for the others) and
