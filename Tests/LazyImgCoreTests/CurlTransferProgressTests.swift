@@ -7,6 +7,20 @@ import XCTest
 /// CurlDataLoader reports how far a running body got, for the nearly-done rule, and
 /// so does a session's client of it.
 final class CurlTransferProgressTests: XCTestCase {
+    /// Progress has no event of its own: watch it, with a deadline, until `bytes` of
+    /// the body have arrived.
+    private func progressOnceReceived(_ bytes: Int, _ transport: any DataLoading, _ id: TransferID)
+        -> TransferProgress?
+    {
+        var progress: TransferProgress?
+        for _ in 0..<10_000 {
+            progress = transport.progress(of: id)
+            if progress?.received == bytes { break }
+            _ = poll(nil, 0, 1)
+        }
+        return progress
+    }
+
     func testProgressCountsTheBodySoFarAgainstItsAnnouncedLengthThenEnds() throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
@@ -18,14 +32,7 @@ final class CurlTransferProgressTests: XCTestCase {
             XCTAssertEqual(response.bytesReceived, 100_000)
             done.fulfill()
         }
-        // Progress has no event of its own: watch it, with a deadline, until the
-        // stalled part has arrived.
-        var progress: TransferProgress?
-        for _ in 0..<10_000 {
-            progress = transport.progress(of: 1)
-            if progress?.received == 80_000 { break }
-            _ = poll(nil, 0, 1)
-        }
+        let progress = progressOnceReceived(80_000, transport, 1)
         XCTAssertEqual(progress, TransferProgress(received: 80_000, expected: 100_000))
         XCTAssertNil(transport.progress(of: 2), "unknown transfer")
         server.release("/part")
@@ -44,12 +51,7 @@ final class CurlTransferProgressTests: XCTestCase {
         done.expectedFulfillmentCount = 2
         list.start(1, DataRequest(url: server.url("/part"))) { _, _ in done.fulfill() }
         detail.start(7, DataRequest(url: server.url("/part"))) { _, _ in done.fulfill() }
-        var progress: TransferProgress?
-        for _ in 0..<10_000 {
-            progress = list.progress(of: 1)
-            if progress?.received == 80_000 { break }
-            _ = poll(nil, 0, 1)
-        }
+        let progress = progressOnceReceived(80_000, list, 1)
         XCTAssertEqual(progress, TransferProgress(received: 80_000, expected: 100_000))
         XCTAssertEqual(detail.progress(of: 7), progress, "one transfer, one progress")
         XCTAssertNil(detail.progress(of: 1), "IDs are per client")
