@@ -19,9 +19,19 @@ public struct MemoryCache {
     private var slotByKey: [CacheKey: Int] = [:]
     private var newest = -1
     private var oldest = -1
+    /// The session budget this cache reports to (see SessionMemoryBudget); nil for a
+    /// loader without a session.
+    private var membership: SessionMemoryBudget.Membership?
+    /// Each slot's insertion tick in the session, beside `entries` so that the hit
+    /// path's entries stay as they are.
+    private var ticks: [UInt64] = []
+    /// The highest tick evicted from the old end: every image still here was used
+    /// after that one.
+    private var evictedTickFloor: UInt64 = 0
 
-    public init(capacity: Int) {
+    public init(capacity: Int, membership: SessionMemoryBudget.Membership? = nil) {
         self.capacity = max(0, capacity)
+        self.membership = membership
     }
 
     public var count: Int { slotByKey.count }
@@ -50,42 +60,60 @@ public struct MemoryCache {
 
     /// Stores `image`, evicting the least recently used entries to stay within
     /// `capacity`. An image larger than the whole cache is not stored.
+    /// Also not stored: an image larger than the session's whole budget. With a
+    /// session, the caller then calls `SessionMemoryBudget.trim` without the lock.
     public mutating func insert(_ image: DecodedImage, for key: CacheKey) {
-        remove(key)
+        defer { reportToSession() }
+        removeUnreported(key)
         let cost = image.byteCount
-        guard cost <= capacity else { return }
+        guard cost <= capacity, cost <= membership?.budget.limit ?? cost else { return }
         let entry = Entry(key: key, image: image, cost: cost, newer: -1, older: -1)
+        let tick = membership?.nextTick() ?? 0
         let slot: Int
         if let reused = freeSlots.popLast() {
             slot = reused
             entries[slot] = entry
+            ticks[slot] = tick
         } else {
             slot = entries.count
             entries.append(entry)
+            ticks.append(tick)
         }
         slotByKey[key] = slot
         linkAsNewest(slot)
         totalCost += cost
-        evict(downTo: capacity)
+        evictUnreported(downTo: capacity)
     }
 
     public mutating func remove(_ key: CacheKey) {
+        removeUnreported(key)
+        reportToSession()
+    }
+
+    /// Evicts least recently used entries until at most `limit` bytes remain.
+    public mutating func evict(downTo limit: Int) {
+        evictUnreported(downTo: limit)
+        reportToSession()
+    }
+
+    public mutating func removeAll() {
+        self = MemoryCache(capacity: capacity, membership: membership)
+        reportToSession()
+    }
+
+    private mutating func removeUnreported(_ key: CacheKey) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
+        if slot == oldest { evictedTickFloor = max(evictedTickFloor, ticks[slot]) }
         unlink(slot)
         totalCost -= entries[slot].cost
         entries[slot].image = nil
         freeSlots.append(slot)
     }
 
-    /// Evicts least recently used entries until at most `limit` bytes remain.
-    public mutating func evict(downTo limit: Int) {
+    private mutating func evictUnreported(downTo limit: Int) {
         while totalCost > limit, oldest >= 0 {
-            remove(entries[oldest].key)
+            removeUnreported(entries[oldest].key)
         }
-    }
-
-    public mutating func removeAll() {
-        self = MemoryCache(capacity: capacity)
     }
 
     // Inlined: a memory hit runs both, and the calls cost as much as their bodies.
@@ -105,5 +133,41 @@ public struct MemoryCache {
         if newest >= 0 { entries[newest].newer = slot }
         newest = slot
         if oldest < 0 { oldest = slot }
+    }
+}
+
+// MARK: The session's memory budget
+
+extension MemoryCache {
+    /// Starts reporting to a session's budget (a loader joins once, at creation).
+    mutating func joinSession(_ membership: SessionMemoryBudget.Membership) {
+        self.membership = membership
+        reportToSession()
+    }
+
+    /// Stops counting in the session's budget (the loader shuts down); the images stay.
+    mutating func leaveSession() {
+        membership = nil
+    }
+
+    /// For `SessionMemoryBudget.trim`: evicts the least recently used image unless
+    /// its tick is above `bound`.
+    mutating func evictOldest(notNewerThan bound: UInt64) -> SessionMemoryBudget.Eviction {
+        guard let tick = oldestTick, tick <= bound, membership?.budget.isOver == true else {
+            reportToSession()
+            return .refused
+        }
+        remove(entries[oldest].key)
+        return .evicted
+    }
+
+    /// How old the least recently used image is, for comparison across loaders; nil
+    /// when empty.
+    private var oldestTick: UInt64? {
+        oldest >= 0 ? max(ticks[oldest], evictedTickFloor) : nil
+    }
+
+    private func reportToSession() {
+        membership?.report(bytes: totalCost, oldestTick: oldestTick)
     }
 }
