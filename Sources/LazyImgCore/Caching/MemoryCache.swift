@@ -19,19 +19,13 @@ public struct MemoryCache {
     private var slotByKey: [CacheKey: Int] = [:]
     private var newest = -1
     private var oldest = -1
-    /// The session budget this cache reports to (see SessionMemoryBudget); nil for a
-    /// loader without a session.
-    private var membership: SessionMemoryBudget.Membership?
-    /// Each slot's insertion tick in the session, beside `entries` so that the hit
-    /// path's entries stay as they are.
-    private var ticks: [UInt64] = []
-    /// The highest tick evicted from the old end: every image still here was used
-    /// after that one.
-    private var evictedTickFloor: UInt64 = 0
+    /// The session's memory budget and what this cache tells it; nil for a loader
+    /// without a session. One reference, apart from the entries: the hit path's data
+    /// stays as it was.
+    private var session: SessionShare?
 
-    public init(capacity: Int, membership: SessionMemoryBudget.Membership? = nil) {
+    public init(capacity: Int) {
         self.capacity = max(0, capacity)
-        self.membership = membership
     }
 
     public var count: Int { slotByKey.count }
@@ -66,19 +60,17 @@ public struct MemoryCache {
         defer { reportToSession() }
         removeUnreported(key)
         let cost = image.byteCount
-        guard cost <= capacity, cost <= membership?.budget.limit ?? cost else { return }
+        guard cost <= capacity, cost <= session?.membership.budget.limit ?? cost else { return }
         let entry = Entry(key: key, image: image, cost: cost, newer: -1, older: -1)
-        let tick = membership?.nextTick() ?? 0
         let slot: Int
         if let reused = freeSlots.popLast() {
             slot = reused
             entries[slot] = entry
-            ticks[slot] = tick
         } else {
             slot = entries.count
             entries.append(entry)
-            ticks.append(tick)
         }
+        session?.stamp(slot)
         slotByKey[key] = slot
         linkAsNewest(slot)
         totalCost += cost
@@ -97,13 +89,14 @@ public struct MemoryCache {
     }
 
     public mutating func removeAll() {
-        self = MemoryCache(capacity: capacity, membership: membership)
-        reportToSession()
+        let membership = session?.membership
+        self = MemoryCache(capacity: capacity)
+        if let membership { joinSession(membership) }
     }
 
     private mutating func removeUnreported(_ key: CacheKey) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
-        if slot == oldest { evictedTickFloor = max(evictedTickFloor, ticks[slot]) }
+        if slot == oldest { session?.evictedOldest(slot) }
         unlink(slot)
         totalCost -= entries[slot].cost
         entries[slot].image = nil
@@ -141,19 +134,19 @@ public struct MemoryCache {
 extension MemoryCache {
     /// Starts reporting to a session's budget (a loader joins once, at creation).
     mutating func joinSession(_ membership: SessionMemoryBudget.Membership) {
-        self.membership = membership
+        session = SessionShare(membership: membership, slots: entries.count)
         reportToSession()
     }
 
     /// Stops counting in the session's budget (the loader shuts down); the images stay.
     mutating func leaveSession() {
-        membership = nil
+        session = nil
     }
 
     /// For `SessionMemoryBudget.trim`: evicts the least recently used image unless
     /// its tick is above `bound`.
     mutating func evictOldest(notNewerThan bound: UInt64) -> SessionMemoryBudget.Eviction {
-        guard let tick = oldestTick, tick <= bound, membership?.budget.isOver == true else {
+        guard let tick = oldestTick, tick <= bound, session?.membership.budget.isOver == true else {
             reportToSession()
             return .refused
         }
@@ -164,10 +157,42 @@ extension MemoryCache {
     /// How old the least recently used image is, for comparison across loaders; nil
     /// when empty.
     private var oldestTick: UInt64? {
-        oldest >= 0 ? max(ticks[oldest], evictedTickFloor) : nil
+        guard let session, oldest >= 0 else { return nil }
+        return session.tick(of: oldest)
     }
 
     private func reportToSession() {
-        membership?.report(bytes: totalCost, oldestTick: oldestTick)
+        session?.membership.report(bytes: totalCost, oldestTick: oldestTick)
+    }
+
+    /// A cache's part in its session's budget. A class: it changes only on insert and
+    /// eviction, under the loader's lock, like the cache that holds it.
+    fileprivate final class SessionShare {
+        let membership: SessionMemoryBudget.Membership
+        /// Each slot's insertion tick in the session.
+        private var ticks: [UInt64]
+        /// The highest tick evicted from the old end: every image still cached was
+        /// used after that one.
+        private var evictedTickFloor: UInt64 = 0
+
+        init(membership: SessionMemoryBudget.Membership, slots: Int) {
+            self.membership = membership
+            // Images cached before joining count as the oldest.
+            ticks = Array(repeating: 0, count: slots)
+        }
+
+        func stamp(_ slot: Int) {
+            let tick = membership.nextTick()
+            if slot < ticks.count { ticks[slot] = tick } else { ticks.append(tick) }
+        }
+
+        func evictedOldest(_ slot: Int) {
+            evictedTickFloor = max(evictedTickFloor, ticks[slot])
+        }
+
+        /// How old the image in `slot` counts as: its tick, or the floor if later.
+        func tick(of slot: Int) -> UInt64 {
+            max(ticks[slot], evictedTickFloor)
+        }
     }
 }
