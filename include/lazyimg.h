@@ -247,7 +247,9 @@ typedef struct lazyimg_config {
     uint32_t target_height;        /* keeping the aspect ratio; 0 = no limit on
                                       that side; 0,0 (default) = original size.
                                       Images are never upscaled. */
-    uint64_t memory_cache_bytes;   /* decoded-image cache; default 64 MiB; 0 = off */
+    uint64_t memory_cache_bytes;   /* decoded-image cache; default 64 MiB; 0 = off.
+                                      With a session, this loader's own limit
+                                      inside the session's shared budget */
     uint32_t max_concurrent_downloads; /* default 16 (a screenful of rows and the
                                       rows ahead start at once); 0 = default;
                                       at most 64 */
@@ -356,9 +358,9 @@ typedef struct lazyimg_config {
     lazyimg_session *session;      /* NULL (default) = the loader's own network and
                                       download table. Else borrowed: the loader
                                       takes its own reference, and uses the
-                                      session's network, download table and disk
-                                      cache (disk_cache_dir and disk_cache_bytes
-                                      are then ignored) */
+                                      session's network, download table, disk
+                                      cache and memory budget (disk_cache_dir and
+                                      disk_cache_bytes are then ignored) */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -675,15 +677,33 @@ lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char 
 /* A session is what loaders in one process share: one libcurl network thread
  * and its connections (max_concurrent_downloads for all of them together), one
  * table of downloads so that a URL is downloaded once however many loaders
- * want it (each decodes it into its own box), and one disk cache. Pass it in
- * lazyimg_config.session. A loader made without one has its own, as before.
- * file:// URLs (allow_file_urls) are read by each loader itself.
- * The memory cache and the per-loader download limit stay per loader. */
+ * want it (each decodes it into its own box), one disk cache, and one memory
+ * budget for the decoded images all of them keep (memory_cache_bytes for all
+ * of them together). Pass it in lazyimg_config.session. A loader made without
+ * one has its own, as before. file:// URLs (allow_file_urls) are read by each
+ * loader itself. Each loader keeps its own memory cache, within
+ * its own memory_cache_bytes and the session's budget; the per-loader download
+ * limit stays per loader.
+ *
+ * The memory budget: when an image makes the loaders' caches together exceed
+ * it, the worker thread that inserted it evicts, after releasing its loader,
+ * the oldest images across the loaders until they fit. "Oldest" is the order
+ * of insertion into the caches, corrected by each loader's own recency: an
+ * image a loader used again goes after that loader's images it did not use
+ * again, but a memory hit does not move it past another loader's images
+ * (that would cost every hit a shared counter). Bound: with no image being
+ * inserted, the caches together are within the budget; while images are
+ * inserted, over by at most one image per inserting decode thread. An image
+ * larger than the whole budget is not kept in memory. Images the host holds
+ * stay valid whatever is evicted. lazyimg_stats.memory_cache_bytes stays each
+ * loader's own. */
 
-/* Creates a session from the disk_cache_dir, disk_cache_bytes and
- * max_concurrent_downloads fields of `cfg` (NULL = defaults: no disk cache);
- * other fields are ignored. On success *out is +1 reference: release it with
- * lazyimg_session_destroy.
+/* Creates a session from the disk_cache_dir, disk_cache_bytes,
+ * max_concurrent_downloads and memory_cache_bytes fields of `cfg` (NULL =
+ * defaults: no disk cache, a 64 MiB memory budget); other fields are ignored.
+ * memory_cache_bytes is the session's memory budget: 0 = no shared limit
+ * (each loader only its own). On success *out is +1
+ * reference: release it with lazyimg_session_destroy.
  * Errors: INVALID_ARGUMENT (out NULL, a bad field), IO (the disk cache
  * directory cannot be created, written or locked), NETWORK (libcurl could not
  * be initialised). */

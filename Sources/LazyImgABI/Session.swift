@@ -13,7 +13,8 @@ public func lazyimg_session_create(_ cfg: UnsafePointer<lazyimg_config>?,
         let (configuration, _) = try readConfig(cfg)
         let session = try ImageSession(diskCacheDirectory: configuration.diskCacheDirectory,
                                        diskCacheBytes: configuration.diskCacheBytes,
-                                       maxConcurrentDownloads: configuration.maxConcurrentDownloads)
+                                       maxConcurrentDownloads: configuration.maxConcurrentDownloads,
+                                       memoryCacheBytes: configuration.memoryCacheBytes)
         out.pointee = OpaquePointer(Unmanaged.passRetained(session).toOpaque())
         return LAZYIMG_OK
     } catch {

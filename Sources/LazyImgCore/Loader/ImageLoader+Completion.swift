@@ -39,6 +39,7 @@ extension ImageLoader {
             }
             _pump(in: &s)
         }
+        trimSessionMemory()
     }
 
     /// A job's image is ready (or could not be made from its bytes): cache it and

@@ -36,6 +36,7 @@ extension ImageLoader {
                 // budget, may let more downloads start.
                 _pump(in: &s)
             }
+            trimSessionMemory()
             // After the tickets are answered: the write does not delay them.
             if case .success(let image) = result {
                 storeOnDisk(key, bytes: bytes, image: image, origin: origin, headers: headers)

@@ -42,6 +42,7 @@ extension ImageLoader {
             guard let self else { return }
             let found = lookUpOnDisk(diskCache, key, decoder: decoder)
             state.withLock { s in _diskReadDidFinish(job.id, key, found, in: &s) }
+            trimSessionMemory()
         }
         // Refused only once shutdown began, which has ended every ticket already.
         if !submitted { s.jobs[key] = nil }

@@ -82,6 +82,7 @@ public final class ImageLoader: Sendable {
         self.diskCache = diskCache
         self.state = Locked(LoaderState(configuration: configuration))
         retryTimer.setHandler { [weak self] in self?.retryTimerDidFire() }
+        joinSessionMemoryBudget()
         // Counting what the directory holds reads every shard: a worker's job, not
         // the creating thread's.
         if let diskCache { decodePool.submit(priority: Int.max) { _ in diskCache.loadIndex() } }
@@ -316,6 +317,8 @@ public final class ImageLoader: Sendable {
             for id in Array(s.tickets.keys).sorted() { _cancelTicket(id, in: &s) }
             for id in s.fetches.tickets { _ = _cancelFetch(id, in: &s) }
             for key in Array(s.jobs.keys) { _dropJob(key, in: &s) }
+            // Its images no longer count against the session's other loaders.
+            s.cache.leaveSession()
             return true
         }
         guard first else { return }

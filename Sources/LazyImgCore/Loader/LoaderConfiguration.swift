@@ -58,8 +58,9 @@ public struct LoaderConfiguration: Sendable {
     /// When the network fails (or the server answers 5xx), answer with a stale disk
     /// copy instead of the error.
     public var serveStaleOnError = true
-    /// Shared network, download table and disk cache; nil = the loader's own. With
-    /// a session, its disk cache replaces `diskCacheDirectory`.
+    /// Shared network, download table, disk cache and memory budget; nil = the
+    /// loader's own. With a session, its disk cache replaces `diskCacheDirectory`,
+    /// and `memoryCacheBytes` still limits this loader within the session's budget.
     public var session: ImageSession? = nil
 
     public init() {}
