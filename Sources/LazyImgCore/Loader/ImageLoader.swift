@@ -93,7 +93,7 @@ public final class ImageLoader: Sendable {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
-            s.rows = rows
+            s.rows = RowKeys(rows)
             s.paging.listDidGrow()
             _listDidChange(in: &s)
         }
