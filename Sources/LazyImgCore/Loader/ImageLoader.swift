@@ -157,13 +157,7 @@ public final class ImageLoader: Sendable {
     public func request(row: Int) throws(LoaderError) -> RequestResult {
         try state.withLock { s throws(LoaderError) -> RequestResult in
             if let image = try s.cachedImage(forRow: row) {
-                s.stats.requests += 1
-                s.stats.memoryHits += 1
-                if s.prefetch.holdsUnseen, let key = s.rows[row], s.prefetch.shown(key) {
-                    s.stats.prefetchHits += 1
-                    // The waste budget may have room again.
-                    _pump(in: &s)
-                }
+                _countMemoryHit(row: row, in: &s)
                 return .image(image)
             }
             let key = try s.key(forRow: row)

@@ -56,6 +56,7 @@ struct LoaderState {
     /// Mutating (it also marks the image recently used) and so working on the locked
     /// state in place: a non-mutating call copied all of it first. Tries the slot the
     /// row's image was last found in before hashing its key.
+    @inline(__always)
     mutating func cachedImage(forRow row: Int) throws(LoaderError) -> DecodedImage? {
         guard !isShuttingDown else { throw .shutdown }
         guard row >= 0, row < rows.count else { throw .outOfRange }
