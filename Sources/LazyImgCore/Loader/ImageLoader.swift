@@ -254,7 +254,7 @@ public final class ImageLoader: Sendable {
     }
 
     public enum TrimLevel: Sendable {
-        /// Down to half the cache's limit, least recently used first.
+        /// Down to half the cache's limit, images not used recently first.
         case moderate
         /// Everything.
         case complete
