@@ -641,7 +641,7 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 #define LAZYIMG_TRIM_MODERATE 1 /* shrink the memory cache to half its limit */
 #define LAZYIMG_TRIM_COMPLETE 2 /* empty the memory cache */
 
-/* Shrinks the memory cache, least recently used images first: to half its
+/* Shrinks the memory cache, images not used recently first: to half its
  * limit at MODERATE, to nothing at COMPLETE. The cache only drops its own
  * references: images the host retained stay valid. COMPLETE then hands the
  * freed memory back to the system (glibc malloc_trim), which can take a few

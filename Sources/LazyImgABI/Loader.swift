@@ -126,6 +126,10 @@ public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
     guard let outImage, let outTicket else { return LAZYIMG_E_INVALID_ARGUMENT }
     outImage.pointee = nil
     outTicket.pointee = 0
+    if let pointer, let image = borrowLoader(pointer, { $0.requestFromMemory(row: Int(clamping: row)) }) {
+        outImage.pointee = imagePointer(passRetained: image)
+        return LAZYIMG_OK
+    }
     return withLoader(pointer) { loader throws(LoaderError) in
         switch try loader.request(row: Int(clamping: row)) {
         case .image(let image):

@@ -1,13 +1,21 @@
-/// A least-recently-used cache of decoded images, bounded by the bytes their pixels
-/// hold. Not thread-safe: the loader keeps it inside its state lock.
+/// A cache of decoded images, bounded by the bytes their pixels hold, that evicts
+/// the least recently used first, as second-chance (CLOCK) approximates it. Not
+/// thread-safe: the loader keeps it inside its state lock.
 ///
-/// Entries live in one array linked into a recency list by index, so a hit moves no
-/// memory and allocates nothing.
+/// Entries live in one array linked by index in the order they were stored. A hit
+/// only sets the entry's `referenced` bit, and only when it is clear, instead of
+/// relinking three entries on every hit; eviction gives an entry with the bit set a
+/// second chance, clearing the bit and moving it to the newest end, and evicts the
+/// oldest one without.
 public struct MemoryCache {
     private struct Entry {
         var key: CacheKey
         var image: DecodedImage?
         var cost: Int
+        /// Which store this is, for `CacheSlotRef`: unique per insert.
+        var generation: UInt64
+        /// Used since it was stored or last given a second chance.
+        var referenced = false
         var newer: Int  // toward `newest`; -1 at the end
         var older: Int  // toward `oldest`; -1 at the end
     }
@@ -23,6 +31,7 @@ public struct MemoryCache {
     /// without a session. One reference, apart from the entries: the hit path's data
     /// stays as it was.
     private var session: SessionShare?
+    private var lastGeneration: UInt64 = 0
 
     public init(capacity: Int) {
         self.capacity = max(0, capacity)
@@ -30,21 +39,29 @@ public struct MemoryCache {
 
     public var count: Int { slotByKey.count }
 
-    /// The image for `key`, now the most recently used; nil on a miss.
+    /// The image for `key`, now recently used; nil on a miss.
     public mutating func image(for key: CacheKey) -> DecodedImage? {
-        slot(for: key).flatMap { image(atSlot: $0) }
+        slotRef(for: key).flatMap { image(at: $0) }
     }
 
-    /// Where `key`'s image is, for `image(atSlot:)`; nil on a miss.
-    func slot(for key: CacheKey) -> Int? {
-        slotByKey[key]
+    /// Where `key`'s image is, for `image(at:)`, now and until it is evicted or
+    /// replaced; nil on a miss.
+    func slotRef(for key: CacheKey) -> CacheSlotRef? {
+        slotByKey[key].map { CacheSlotRef(slot: $0, generation: entries[$0].generation) }
     }
 
-    /// The image in a slot `slot(for:)` just returned, now the most recently used.
-    mutating func image(atSlot slot: Int) -> DecodedImage? {
-        unlink(slot)
-        linkAsNewest(slot)
-        return entries[slot].image
+    /// The image `ref` was taken for, now recently used; nil when that entry has left
+    /// the cache, even if its slot now holds another key's image. Inlined into the
+    /// memory hit, like the two below: each call's entry and exit cost about as much
+    /// as its body.
+    @inline(__always)
+    mutating func image(at ref: CacheSlotRef) -> DecodedImage? {
+        guard ref.slot >= 0, ref.slot < entries.count, entries[ref.slot].generation == ref.generation
+        else { return nil }
+        // Written only when it changes: a write first checks that the array is not
+        // shared, a call of its own, and most hits find the bit already set.
+        if !entries[ref.slot].referenced { entries[ref.slot].referenced = true }
+        return entries[ref.slot].image
     }
 
     /// The image for `key` without touching its recency.
@@ -61,7 +78,11 @@ public struct MemoryCache {
         removeUnreported(key)
         let cost = image.byteCount
         guard cost <= capacity, cost <= session?.membership.budget.limit ?? cost else { return }
-        let entry = Entry(key: key, image: image, cost: cost, newer: -1, older: -1)
+        // Room first, so that the sweep never reaches the new entry: once every other
+        // entry had its second chance, the new one would be the oldest unmarked.
+        evictUnreported(downTo: capacity - cost)
+        lastGeneration += 1
+        let entry = Entry(key: key, image: image, cost: cost, generation: lastGeneration, newer: -1, older: -1)
         let slot: Int
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -74,7 +95,6 @@ public struct MemoryCache {
         slotByKey[key] = slot
         linkAsNewest(slot)
         totalCost += cost
-        evictUnreported(downTo: capacity)
     }
 
     public mutating func remove(_ key: CacheKey) {
@@ -89,8 +109,11 @@ public struct MemoryCache {
     }
 
     public mutating func removeAll() {
-        let membership = session?.membership
+        // Generations go on from where they were: a reference taken before must not
+        // match an entry stored after.
+        let (lastGeneration, membership) = (lastGeneration, session?.membership)
         self = MemoryCache(capacity: capacity)
+        self.lastGeneration = lastGeneration
         if let membership { joinSession(membership) }
     }
 
@@ -103,14 +126,27 @@ public struct MemoryCache {
         freeSlots.append(slot)
     }
 
+    /// Evicts the oldest entries not used since they were stored or last given a
+    /// second chance, until at most `limit` bytes remain.
     private mutating func evictUnreported(downTo limit: Int) {
         while totalCost > limit, oldest >= 0 {
-            removeUnreported(entries[oldest].key)
+            if entries[oldest].referenced {
+                giveSecondChance(oldest)
+            } else {
+                removeUnreported(entries[oldest].key)
+            }
         }
     }
 
-    // Inlined: a memory hit runs both, and the calls cost as much as their bodies.
-    @inline(__always)
+    /// A used entry at the old end goes to the new end, unmarked. Its session tick
+    /// stays: when it is next the oldest, it counts as used after every image this
+    /// cache evicted meanwhile (`SessionShare.tick(of:)`), no later.
+    private mutating func giveSecondChance(_ slot: Int) {
+        entries[slot].referenced = false
+        unlink(slot)
+        linkAsNewest(slot)
+    }
+
     private mutating func unlink(_ slot: Int) {
         let (newer, older) = (entries[slot].newer, entries[slot].older)
         if newer >= 0 { entries[newer].older = older } else { newest = older }
@@ -119,7 +155,6 @@ public struct MemoryCache {
         entries[slot].older = -1
     }
 
-    @inline(__always)
     private mutating func linkAsNewest(_ slot: Int) {
         entries[slot].older = newest
         entries[slot].newer = -1
@@ -146,6 +181,8 @@ extension MemoryCache {
     /// For `SessionMemoryBudget.trim`: evicts the least recently used image unless
     /// its tick is above `bound`.
     mutating func evictOldest(notNewerThan bound: UInt64) -> SessionMemoryBudget.Eviction {
+        // Images used since they were stored get their second chance first.
+        while oldest >= 0, entries[oldest].referenced { giveSecondChance(oldest) }
         guard let tick = oldestTick, tick <= bound, session?.membership.budget.isOver == true else {
             reportToSession()
             return .refused

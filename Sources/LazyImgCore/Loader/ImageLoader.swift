@@ -96,7 +96,7 @@ public final class ImageLoader: Sendable {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
-            s.rows = rows
+            s.rows = RowKeys(rows)
             s.paging.listDidGrow()
             _listDidChange(in: &s)
         }
@@ -160,13 +160,7 @@ public final class ImageLoader: Sendable {
     public func request(row: Int) throws(LoaderError) -> RequestResult {
         try state.withLock { s throws(LoaderError) -> RequestResult in
             if let image = try s.cachedImage(forRow: row) {
-                s.stats.requests += 1
-                s.stats.memoryHits += 1
-                if s.prefetch.holdsUnseen, let key = s.rows[row], s.prefetch.shown(key) {
-                    s.stats.prefetchHits += 1
-                    // The waste budget may have room again.
-                    _pump(in: &s)
-                }
+                _countMemoryHit(row: row, in: &s)
                 return .image(image)
             }
             let key = try s.key(forRow: row)
@@ -263,7 +257,7 @@ public final class ImageLoader: Sendable {
     }
 
     public enum TrimLevel: Sendable {
-        /// Down to half the cache's limit, least recently used first.
+        /// Down to half the cache's limit, images not used recently first.
         case moderate
         /// Everything.
         case complete

@@ -1,7 +1,7 @@
 /// Everything a loader knows, guarded as one by the loader's mutex.
 struct LoaderState {
     /// One key per row (nil: no image), made once when the rows arrive.
-    var rows: [CacheKey?] = []
+    var rows = RowKeys()
     var cache: MemoryCache
     var view: ViewState
     /// The windows derived from `view` at its last change.
@@ -54,19 +54,15 @@ struct LoaderState {
 
     /// The memory hit of `request` and `lookup`: the cached image of `row`, or nil.
     /// Mutating (it also marks the image recently used) and so working on the locked
-    /// state in place: a non-mutating call copied all of it first. The key is looked
-    /// up where it lies in the row table: read through the array's getter, it was
-    /// copied out, retaining and releasing its URL.
+    /// state in place: a non-mutating call copied all of it first. Tries the slot the
+    /// row's image was last found in before hashing its key.
+    @inline(__always)
     mutating func cachedImage(forRow row: Int) throws(LoaderError) -> DecodedImage? {
         guard !isShuttingDown else { throw .shutdown }
         guard row >= 0, row < rows.count else { throw .outOfRange }
-        let slot: Int?? = rows.withUnsafeBufferPointer { rows in
-            guard let key = rows[row] else { return nil }
-            return .some(cache.slot(for: key))
-        }
-        guard let slot else { throw .noImage }
-        guard let slot else { return nil }
-        return cache.image(atSlot: slot)
+        if let image = cache.image(at: rows.rememberedSlot(ofRow: row)) { return image }
+        guard let slot = try rows.findSlot(ofRow: row, in: cache) else { return nil }
+        return cache.image(at: slot)
     }
 
     mutating func makeID() -> UInt64 {

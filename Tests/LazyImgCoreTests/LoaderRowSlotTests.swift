@@ -1,0 +1,93 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET && !LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 2 (see the Makefile's tsan)
+import XCTest
+@testable import LazyImgCore
+
+/// A memory hit goes through the cache slot each row remembers. Whatever happens to
+/// the cache and the list, a row answers with its own URL's image or misses.
+final class LoaderRowSlotTests: XCTestCase {
+    private func url(_ name: String) -> String { "http://example.test/\(name).jpg" }
+
+    /// Each URL "decodes" to an image as wide as the bytes it was sent.
+    private func load(_ row: Int, _ name: String, width: Int, _ h: PolicyHarness) throws {
+        let ticket = try XCTUnwrap(h.loader.request(row: row).ticket, "row \(row) was not cached yet")
+        XCTAssertTrue(h.transport.complete(url(name), with: .success([UInt8](repeating: 1, count: width))))
+        h.deliver(until: h.log.all.count + 1)
+        XCTAssertEqual(h.log.events(for: ticket).first?.image?.width, width)
+    }
+
+    private func hitWidth(_ row: Int, _ h: PolicyHarness) throws -> Int? {
+        try h.loader.request(row: row).image?.width
+    }
+
+    func testARowWhoseImageWasEvictedMissesAfterItsSlotIsReused() throws {
+        // Room for two images of 4 x 10..15 bytes.
+        let h = try PolicyHarness { $0.memoryCacheBytes = 4 * 25 }
+        let names = (0..<6).map { "r\($0)" }
+        try h.loader.setItems(names.map(url))
+        try load(0, "r0", width: 10, h)
+        XCTAssertEqual(try hitWidth(0, h), 10)
+        XCTAssertEqual(try hitWidth(0, h), 10, "through the remembered slot")
+        for row in 1..<6 { try load(row, "r\(row)", width: 10 + row, h) }
+
+        // Three slots at most, so row 0's slot now holds another row's image.
+        XCTAssertNil(try h.loader.request(row: 0).image, "row 0's image is gone: a miss")
+        XCTAssertEqual(try hitWidth(5, h), 15)
+        XCTAssertNil(try h.loader.lookup(row: 0))
+    }
+
+    func testReplacingTheListForgetsTheRowsSlots() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems([url("a"), url("b")])
+        try load(0, "a", width: 10, h)
+        try load(1, "b", width: 11, h)
+        XCTAssertEqual(try [hitWidth(0, h), hitWidth(1, h)], [10, 11])
+
+        try h.loader.setItems([url("c"), url("a"), nil])
+        XCTAssertNil(try h.loader.request(row: 0).image, "row 0 is another URL now: a miss")
+        XCTAssertEqual(try hitWidth(1, h), 10, "a's image, found by its key at its new row")
+        XCTAssertThrowsError(try h.loader.request(row: 2)) { XCTAssertEqual($0 as? LoaderError, .noImage) }
+
+        try h.loader.setItems([url("b"), url("a")])
+        XCTAssertEqual(try [hitWidth(0, h), hitWidth(1, h)], [11, 10])
+    }
+
+    func testAppendedRowsFindTheirImagesAndTheOldRowsKeepTheirs() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems([url("a")])
+        try load(0, "a", width: 10, h)
+        XCTAssertEqual(try hitWidth(0, h), 10)
+
+        try h.loader.appendItems([url("b"), url("a"), nil])
+        XCTAssertEqual(try hitWidth(0, h), 10)
+        XCTAssertNil(try h.loader.request(row: 1).image, "b was never loaded")
+        XCTAssertEqual(try hitWidth(2, h), 10, "the same URL on an appended row")
+        XCTAssertThrowsError(try h.loader.request(row: 3)) { XCTAssertEqual($0 as? LoaderError, .noImage) }
+        XCTAssertThrowsError(try h.loader.request(row: 4)) { XCTAssertEqual($0 as? LoaderError, .outOfRange) }
+    }
+
+    func testTheMemoryPathCountsLikeARequestAndAnswersNothingElse() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems([url("a"), url("b"), nil])
+        try load(0, "a", width: 10, h)
+        let before = h.loader.stats
+        XCTAssertEqual(h.loader.requestFromMemory(row: 0)?.width, 10, "found by hash")
+        XCTAssertEqual(h.loader.requestFromMemory(row: 0)?.width, 10, "through the remembered slot")
+        XCTAssertEqual(h.loader.stats.requests, before.requests + 2)
+        XCTAssertEqual(h.loader.stats.memoryHits, before.memoryHits + 2)
+        for row in [1, 2, 3, -1] { XCTAssertNil(h.loader.requestFromMemory(row: row), "row \(row)") }
+        XCTAssertEqual(h.loader.stats.requests, before.requests + 2, "nothing else counted")
+        XCTAssertTrue(h.transport.startedURLs.filter { $0 == url("b") }.isEmpty, "and nothing started")
+        try h.loader.shutdown()
+        XCTAssertNil(h.loader.requestFromMemory(row: 0))
+    }
+
+    func testTrimmingTheCacheMakesRememberedRowsMiss() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems([url("a")])
+        try load(0, "a", width: 10, h)
+        XCTAssertEqual(try hitWidth(0, h), 10)
+        h.loader.trimMemory(.complete)
+        XCTAssertNil(try h.loader.request(row: 0).image)
+    }
+}
+#endif
