@@ -20,8 +20,9 @@ final class EventDelivery: Sendable {
         self.handler = handler
         if mode == .thread {
             guard let thread = NativeThread(name: "lazyimg-events", { [queue, unowned self] in
-                while case let batch = queue.takeAllBlocking(), !batch.isEmpty {
+                while case var batch = queue.takeAllBlocking(), !batch.isEmpty {
                     self.run(batch)
+                    queue.recycle(&batch)
                 }
             }) else { return nil }
             self.thread.withLock { $0 = thread }
@@ -32,9 +33,11 @@ final class EventDelivery: Sendable {
 
     /// Host delivery: runs up to `max` waiting events (0 = all waiting now).
     func dispatch(max: Int) -> Int {
-        let batch = queue.take(max: max)
+        var batch = queue.take(max: max)
+        let count = batch.count
         run(batch)
-        return batch.count
+        queue.recycle(&batch)
+        return count
     }
 
     /// Whether the calling thread is inside one of this loader's callbacks.

@@ -10,6 +10,11 @@ final class EventQueue: @unchecked Sendable {
     // Everything below is guarded by `condition`.
     private let condition = Condition()
     private var events: [LoaderEvent] = []
+    /// An emptied array whose storage the next batch reuses (`recycle`): a take of
+    /// every waiting event hands out `events` itself and puts this in its place, so
+    /// a dispatch neither copies the events nor allocates (in callgrind that copy
+    /// was most of a cold dispatch's cache misses).
+    private var spare: [LoaderEvent] = []
     private var head = 0
     private var closed = false
     /// -1 when there is no fd (thread delivery).
@@ -48,6 +53,13 @@ final class EventQueue: @unchecked Sendable {
     private func _take(max: Int) -> [LoaderEvent] {
         let n = max <= 0 ? waiting : Swift.min(max, waiting)
         guard n > 0 else { return [] }
+        if head == 0 && n == events.count {
+            var batch: [LoaderEvent] = []
+            swap(&batch, &spare)
+            swap(&batch, &events)
+            if fd >= 0 { lazyimg_eventfd_drain(fd) }
+            return batch
+        }
         let batch = Array(events[head..<head + n])
         head += n
         if head == events.count {
@@ -59,6 +71,16 @@ final class EventQueue: @unchecked Sendable {
             head = 0
         }
         return batch
+    }
+
+    /// Takes back a batch whose events have run: they are released here, outside
+    /// the lock, and the storage is kept for the next batch.
+    func recycle(_ batch: inout [LoaderEvent]) {
+        batch.removeAll(keepingCapacity: true)
+        guard batch.capacity > 0 else { return }
+        condition.locked {
+            if spare.capacity < batch.capacity { swap(&spare, &batch) }
+        }
     }
 
     /// Blocks until an event waits or `milliseconds` pass (negative = no limit).

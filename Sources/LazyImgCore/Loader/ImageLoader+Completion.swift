@@ -56,7 +56,7 @@ extension ImageLoader {
             s.jobs[key] = nil
             // Fetched unasked, then asked for while it downloaded or decoded.
             if !job.tickets.isEmpty && s.prefetch.shown(key) { s.stats.prefetchHits += 1 }
-            for id in job.tickets.keys.sorted() {
+            for id in job.tickets.ids.sorted() {
                 _finish(id, .image(image, source), httpStatus: httpStatus, in: &s)
             }
         case .failure(let error):
@@ -71,7 +71,7 @@ extension ImageLoader {
                        in s: inout LoaderState) {
         guard let job = s.jobs.removeValue(forKey: key) else { return }
         s.failures.record(key.url, error: error, httpStatus: httpStatus, now: clock.nowMilliseconds)
-        for id in job.tickets.keys.sorted() {
+        for id in job.tickets.ids.sorted() {
             _finish(id, .failed(error), httpStatus: httpStatus, message: message, in: &s)
         }
     }

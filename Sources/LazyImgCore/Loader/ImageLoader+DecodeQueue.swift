@@ -62,7 +62,7 @@ extension ImageLoader {
         // any that does still gets its one event.
         if let job = s.jobs[key], job.id == jobID {
             s.jobs[key] = nil
-            for id in job.tickets.keys.sorted() {
+            for id in job.tickets.ids.sorted() {
                 _finish(id, .failed(.cancelled), httpStatus: 0, in: &s)
             }
         }

@@ -57,7 +57,7 @@ extension ImageLoader {
     func _requeue(_ job: Job, in s: inout LoaderState) {
         let window = s.window
         var queued = false
-        for row in Array(job.tickets.values) + (job.prefetchRow.map { [$0] } ?? [])
+        for row in Array(job.tickets.rows) + (job.prefetchRow.map { [$0] } ?? [])
         where window.visible != nil && window.wants(row) {
             s.toStart.insert(row)
             queued = true

@@ -59,7 +59,7 @@ extension ImageLoader {
     private func _reclaimRows(in s: inout LoaderState) {
         s.claimed.removeAll()
         for job in s.jobs.values {
-            for row in job.tickets.values { s.claimed.insert(row) }
+            for row in job.tickets.rows { s.claimed.insert(row) }
             if let row = job.prefetchRow { s.claimed.insert(row) }
         }
         for row in s.prefetch.rows { s.claimed.insert(row) }
@@ -93,12 +93,14 @@ extension ImageLoader {
             s.stats.prefetchWasted += 1
             s.stats.prefetchWasteBytes += UInt64(bytes)
         }
-        guard let job = s.jobs[key] else { return }
-        for (id, ticketRow) in job.tickets where ticketRow == row { _cancelTicket(id, in: &s) }
-        if s.jobs[key]?.prefetchRow == row {
-            s.jobs[key]?.prefetchRow = nil
-            _releaseIfUnwanted(key, in: &s)
+        guard let tickets = s.withJob(key, { $0.tickets }) else { return }
+        for (id, ticketRow) in tickets where ticketRow == row { _cancelTicket(id, in: &s) }
+        let wasClaim = s.withJob(key) { job in
+            guard job.prefetchRow == row else { return false }
+            job.prefetchRow = nil
+            return true
         }
+        if wasClaim == true { _releaseIfUnwanted(key, in: &s) }
     }
 
     /// The same when there is no previous window to compare with (the first visible
@@ -171,21 +173,24 @@ extension ImageLoader {
 
     private func _startableKey(forRow row: Int, now: Int64, in s: inout LoaderState) -> CacheKey? {
         guard row < s.rows.count, let key = s.rows[row] else { return nil }
-        if let job = s.jobs[key] {
+        let hosts = s.hostBackoff
+        let existing = s.withJob(key) { job -> (claimed: Bool, startable: Bool) in
             // Already downloading or decoding for a row that left (a download nearly
             // done, a decode not yet run): the row is back, so it is wanted again, and
             // its result goes to the cache instead of a second download.
             if job.phase != .waiting && !job.isWanted {
-                s.jobs[key]?.prefetchRow = row
-                s.claimed.insert(row)
+                job.prefetchRow = row
+                return (true, false)
             }
-            guard job.phase == .waiting, job.mayStart(now: now, hosts: s.hostBackoff) else { return nil }
+            guard job.phase == .waiting, job.mayStart(now: now, hosts: hosts) else { return (false, false) }
             // A row in the window is the loader's to load, whoever asked first.
-            if job.prefetchRow == nil {
-                s.jobs[key]?.prefetchRow = row
-                s.claimed.insert(row)
-            }
-            return key
+            guard job.prefetchRow == nil else { return (false, true) }
+            job.prefetchRow = row
+            return (true, true)
+        }
+        if let existing {
+            if existing.claimed { s.claimed.insert(row) }
+            return existing.startable ? key : nil
         }
         guard s.cache.peek(key) == nil, key.isLoadable(allowingFiles: configuration.allowFileURLs),
               s.failures.recentFailure(of: key.url, now: now) == nil,
@@ -200,15 +205,17 @@ extension ImageLoader {
 
     private func _startDownload(_ key: CacheKey, row: Int?, in s: inout LoaderState) {
         let id = s.makeID()
-        s.jobs[key]?.phase = .downloading(id)
-        let startRow = row ?? s.jobs[key]?.tickets.values.first
-        s.jobs[key]?.startRow = startRow
+        let validators = s.withJob(key) { job in
+            job.phase = .downloading(id)
+            job.startRow = row ?? job.tickets.anyRow
+            return job.staleCopy?.metadata.validatorHeaders
+        } ?? nil
         s.jobByTransfer[id] = key
         s.downloading += 1
         s.stats.downloadsStarted += 1
         var request = configuration.dataRequest(for: key.url)
         // A stale disk copy is revalidated: a 304 answers without a body.
-        if let validators = s.jobs[key]?.staleCopy?.metadata.validatorHeaders { request.validators = validators }
+        if let validators { request.validators = validators }
         transport.start(id, request) { [weak self] id, response in
             self?.transferDidComplete(id, response)
         }
@@ -216,9 +223,8 @@ extension ImageLoader {
 
     /// Ends a live ticket with CANCELLED and lets go of its job if nothing else wants it.
     func _cancelTicket(_ id: UInt64, in s: inout LoaderState) {
-        guard let ticket = s.tickets[id] else { return }
-        _finish(id, .failed(.cancelled), httpStatus: 0, in: &s)
-        s.jobs[ticket.key]?.tickets[id] = nil
+        guard let ticket = _finish(id, .failed(.cancelled), httpStatus: 0, in: &s) else { return }
+        s.withJob(ticket.key) { $0.tickets[id] = nil }
         _releaseIfUnwanted(ticket.key, in: &s)
     }
 
@@ -229,9 +235,13 @@ extension ImageLoader {
     /// (`_claimDecode`); meanwhile a row that comes back joins it rather than
     /// downloading the URL again.
     func _releaseIfUnwanted(_ key: CacheKey, in s: inout LoaderState) {
-        guard let job = s.jobs[key], !job.isWanted, !job.finishesUnwanted, job.phase != .decoding else { return }
-        if case .downloading(let transfer) = job.phase, transport.progress(of: transfer)?.isNearlyDone == true {
-            s.jobs[key]?.finishesUnwanted = true
+        // Read in place: a copy of the job would retain all of its fields.
+        let releasable = s.withJob(key) { job in
+            !job.isWanted && !job.finishesUnwanted && job.phase != .decoding ? job.phase : nil
+        }
+        guard let phase = releasable ?? nil else { return }
+        if case .downloading(let transfer) = phase, transport.progress(of: transfer)?.isNearlyDone == true {
+            s.withJob(key) { $0.finishesUnwanted = true }
             return
         }
         _dropJob(key, in: &s)
@@ -249,11 +259,14 @@ extension ImageLoader {
         }
     }
 
-    /// Queues the one event of ticket `id` and retires the ticket.
+    /// Queues the one event of ticket `id` and retires the ticket, returning it (nil
+    /// for a ticket no longer live).
+    @discardableResult
     func _finish(_ id: UInt64, _ outcome: LoaderEvent.Outcome, httpStatus: Int, message: String = "",
-                 in s: inout LoaderState) {
-        guard let ticket = s.tickets.removeValue(forKey: id) else { return }
+                 in s: inout LoaderState) -> Ticket? {
+        guard let ticket = s.tickets.removeValue(forKey: id) else { return nil }
         delivery.push(LoaderEvent(ticket: id, row: ticket.row, url: ticket.key.url,
                                   outcome: outcome, httpStatus: httpStatus, message: message))
+        return ticket
     }
 }

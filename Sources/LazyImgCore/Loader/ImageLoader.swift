@@ -171,14 +171,21 @@ public final class ImageLoader: Sendable {
             s.stats.requests += 1
             let ticket = s.makeID()
             s.tickets[ticket] = Ticket(row: row, key: key)
-            if s.jobs[key] != nil {
+            let phase: Job.Phase
+            if let joined = s.withJob(key, { job in
+                job.tickets[ticket] = row
+                return job.phase
+            }) {
                 s.stats.downloadsCoalesced += 1
+                phase = joined
             } else {
-                s.jobs[key] = Job(id: s.makeID(), key: key)
+                var job = Job(id: s.makeID(), key: key)
+                job.tickets[ticket] = row
+                s.jobs[key] = job
+                phase = .waiting
             }
-            s.jobs[key]?.tickets[ticket] = row
             if s.window.visible != nil { s.claimed.insert(row) }
-            if s.jobs[key]?.phase == .waiting {
+            if phase == .waiting {
                 if s.window.visible == nil {
                     s.arrivals.append(key)
                 } else if s.window.wants(row) {
@@ -190,7 +197,8 @@ public final class ImageLoader: Sendable {
                 // Held by the motion: nothing can start, so there is nothing to pump.
                 if !s.window.holds(row) { _pump(in: &s) }
             }
-            if s.jobs[key]?.phase == .waiting && s.window.holds(row) {
+            // The pump ran only for rows the motion does not hold, so `phase` is current.
+            if phase == .waiting && s.window.holds(row) {
                 s.stats.deferred += 1
                 return .deferred(ticket)
             }

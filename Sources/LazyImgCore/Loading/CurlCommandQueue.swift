@@ -19,6 +19,12 @@ final class CurlCommandQueue: Sendable {
         var starts: [Start] = []
         var cancels: Set<TransferID> = []
         var isStopping = false
+
+        /// Nothing queued since the last `take`. Only the first command of a batch
+        /// wakes the network thread (a write to libcurl's wake-up socket, a syscall
+        /// the host thread paid per start and cancel): a wake-up stays pending until
+        /// curl_multi_poll sees it, and the thread takes the whole batch when it wakes.
+        var isEmpty: Bool { starts.isEmpty && cancels.isEmpty }
     }
 
     // @unchecked for the raw multi pointer: through it, other threads only ever call
@@ -39,16 +45,16 @@ final class CurlCommandQueue: Sendable {
     func enqueueStart(_ start: Start) {
         state.withLock { state in
             guard let multi = state.multiToWake else { return }
+            if state.pending.isEmpty { curl_multi_wakeup(multi) }
             state.pending.starts.append(start)
-            curl_multi_wakeup(multi)
         }
     }
 
     func enqueueCancel(_ id: TransferID) {
         state.withLock { state in
             guard let multi = state.multiToWake else { return }
+            if state.pending.isEmpty { curl_multi_wakeup(multi) }
             state.pending.cancels.insert(id)
-            curl_multi_wakeup(multi)
         }
     }
 

@@ -15,7 +15,7 @@ struct Job {
     let key: CacheKey
     var phase: Phase = .waiting
     /// The tickets waiting for this job, with their rows.
-    var tickets: [UInt64: Int] = [:]
+    var tickets = JobTickets()
     /// Set while the loader itself wants the image for a row of its window.
     var prefetchRow: Int?
     /// The row the download was started for: where an unasked-for image belongs.
@@ -50,7 +50,7 @@ struct Job {
     /// The urgency of the most urgent row this job serves; smaller runs first.
     func rank(in window: SchedulingWindow) -> Int {
         var best = prefetchRow.map(window.rank(of:)) ?? Int.max
-        for row in tickets.values { best = min(best, window.rank(of: row)) }
+        for row in tickets.rows { best = min(best, window.rank(of: row)) }
         return best
     }
 }
