@@ -157,6 +157,25 @@ def test_the_sessions_max_concurrent_downloads_holds_for_all_its_loaders(server,
     assert len(server.client_ports) == 2 and len(set(server.client_ports)) == limit
 
 
+@pytest.mark.parametrize("limit, downloaded_again", [(0, []), (2500, [0])])  # 0: 256 MiB
+def test_the_sessions_disk_cache_bytes_evicts_the_least_recently_used(server, tmp_path, limit, downloaded_again):
+    # The three images take 3,122 bytes on disk (originals and 20-pixel
+    # thumbnails): 2,500 holds the last two.
+    urls = [server.url(path) for path in (RED, GREEN, "/blue.png")]
+    with Session(disk_cache_dir=tmp_path, disk_cache_bytes=limit) as session:
+        with thumbnail_loader(20, session=session) as loader:
+            loader.set_items(urls)
+            for row in range(3):  # one after another: red is the oldest
+                load(loader, [row])
+        with thumbnail_loader(20, session=session) as loader:
+            stats = loader.get_stats()
+            assert stats.disk_cache_bytes <= (limit or 256 << 20)
+            assert (stats.disk_evictions > 0) == bool(downloaded_again)
+            loader.set_items(urls)
+            events = load(loader, range(3))
+            assert [row for row in range(3) if events[row].source == Source.NETWORK] == downloaded_again
+
+
 def test_serve_stale_answers_from_disk_when_the_server_is_gone(server, tmp_path):
     url = server.url("/no-cache.png")
     server.files["/no-cache.png"] = server.files[GREEN]
