@@ -24,6 +24,15 @@ class LazyImgError(Exception):
         super().__init__(text)
 
 
+class ClosedError(LazyImgError, ValueError):
+    """A call on a closed Loader or Session: E_MISUSE, since the C API forbids
+    any call on a destroyed object (there it would be a use after free). A
+    ValueError too, as for a closed Python file."""
+
+    def __init__(self, what):
+        super().__init__(Status.E_MISUSE, f"the lazyimg {what} is closed")
+
+
 def check(status):
     """Returns a non-negative status as a Status; raises LazyImgError for a
     negative one."""

@@ -1,23 +1,19 @@
 """Loader: one lazyimg_loader, its methods mirroring the C API."""
 import ctypes
-import enum
 import operator
-import os
 import threading
 import warnings
 import weakref
 
+from ._config import LOADER_FIELDS, _bytes, _create
 from ._library import lib
-from ._structs import EVENT_FN, ConfigStruct, StatsStruct
+from ._structs import EVENT_FN, StatsStruct
 from .constants import Delivery, Status
-from .errors import LazyImgError, check
+from .errors import ClosedError, check
 from .event import Event
 from .image import Image
+from .session import Session
 
-# lazyimg_config_init writes the library's sizeof(lazyimg_config), which is
-# larger than ours when the library is newer: give it room, then tell it our
-# size (it reads min(struct_size, its own) and defaults the rest).
-_CONFIG_ROOM = max(ctypes.sizeof(ConfigStruct), 4096)
 # Loaders whose destroy was refused (collected inside one of their own
 # callbacks): kept for ever, because the library still calls their trampoline.
 _unreclaimable = []
@@ -34,45 +30,6 @@ class RequestResult:
 
     def __repr__(self):
         return f"<lazyimg.RequestResult {self.status.name} image={self.image!r} ticket={self.ticket}>"
-
-
-def _config(options):
-    room = ctypes.create_string_buffer(_CONFIG_ROOM)
-    lib.lazyimg_config_init(ctypes.cast(room, ctypes.POINTER(ConfigStruct)))
-    cfg = ConfigStruct.from_buffer_copy(room, 0)
-    cfg.struct_size = ctypes.sizeof(ConfigStruct)
-    keep = []  # what the struct points to, alive until lazyimg_loader_create copied it
-    settable = {name for name, _ in ConfigStruct._fields_} - {"struct_size", "on_event", "user_data"}
-    for name, value in options.items():
-        if name not in settable:
-            raise TypeError(f"unknown lazyimg_config field {name!r}; known: {', '.join(sorted(settable))}")
-        if value is None:
-            pass
-        elif name in _TEXT_FIELDS:
-            value = _TEXT_FIELDS[name](value)
-        elif name in _TEXT_LIST_FIELDS:
-            if isinstance(value, (str, bytes)):
-                raise TypeError(f"{name} is a list of strings, not one string")
-            lines = [_bytes(line) for line in value] + [None]
-            value = (ctypes.c_char_p * len(lines))(*lines)
-            keep.append(value)
-        elif isinstance(value, enum.Enum):
-            value = int(value)
-        setattr(cfg, name, value)
-    return cfg, keep
-
-
-def _bytes(text):
-    """URLs and header lines cross as bytes, matched byte for byte: str is
-    encoded as UTF-8, bytes pass untouched."""
-    return text if isinstance(text, bytes) else str(text).encode("utf-8")
-
-
-# const char * fields of lazyimg_config and how a value becomes their bytes (a
-# CA file is a path: str, bytes or os.PathLike, in the file system's encoding).
-_TEXT_FIELDS = {"user_agent": _bytes, "proxy": _bytes, "ca_file": os.fsencode, "disk_cache_dir": os.fsencode}
-# Its NULL-terminated const char *const * fields, given as lists of str or bytes.
-_TEXT_LIST_FIELDS = ("http_headers", "http_headers_origins")
 
 
 def _deliver(loader_ref, _user_data, c_event):
@@ -105,7 +62,16 @@ class Loader:
     NEED_PAGE after set_paging(). With on_event(event) each is also passed to
     it (in THREAD delivery, on the library's delivery thread).
     An exception raised by on_event is re-raised from the next dispatch(),
-    wait() or close(). Negative statuses raise LazyImgError."""
+    wait() or close(). Negative statuses raise LazyImgError; a call on a
+    closed loader raises ClosedError (a LazyImgError with E_MISUSE).
+
+    session=Session(...) shares that session's network, downloads, disk cache
+    and memory budget (its disk_cache_dir and disk_cache_bytes are then used,
+    the loader's ignored). The loader holds the Session until it is closed;
+    the library keeps its own reference as long as the loader lives.
+    Without a session, disk_cache_dir (a path), disk_cache_bytes and
+    disk_cache_serve_stale give the loader a disk cache of its own; events
+    answered from it have source Source.DISK."""
 
     def __init__(self, on_event=None, **options):
         self._on_event = on_event
@@ -113,20 +79,21 @@ class Loader:
         self._errors_lock = threading.Lock()
         self._ran = []
         self._handle = None
+        self._session = options.get("session")
+        if self._session is not None:
+            if not isinstance(self._session, Session):
+                raise TypeError(f"session must be a lazyimg.Session, not {type(self._session).__name__}")
+            options["session"] = self._session._h()
         delivery = options.get("delivery", Delivery.HOST)
         # HOST events run inside dispatch() on the caller's thread: return them.
         self._collect = int(delivery) == Delivery.HOST
-        cfg, keep = _config(options)
         # The trampoline holds the loader weakly (no cycle, so an unclosed
         # loader is destroyed as soon as it is dropped) and lives as long as
         # the loader: the library calls it until destroy returns.
         ref = weakref.ref(self)
         self._trampoline = EVENT_FN(lambda user_data, c_event: _deliver(ref, user_data, c_event))
-        cfg.on_event = self._trampoline
-        handle = ctypes.c_void_p()
-        check(lib.lazyimg_loader_create(ctypes.byref(cfg), ctypes.byref(handle)))
-        del keep
-        self._handle = handle.value
+        self._handle = _create(lib.lazyimg_loader_create, {**options, "on_event": self._trampoline},
+                               LOADER_FIELDS | {"on_event"})
 
     # ---------------------------------------------------------- lifetime
 
@@ -146,6 +113,7 @@ class Loader:
             return
         check(lib.lazyimg_loader_destroy(handle))
         self._handle = None
+        self._session = None
         self._ran.clear()
         self._raise_callback_errors()
 
@@ -154,6 +122,12 @@ class Loader:
     @property
     def closed(self):
         return self._handle is None
+
+    @property
+    def session(self):
+        """The Session this loader was made with (None without one, and once
+        the loader is closed)."""
+        return self._session
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
@@ -165,7 +139,7 @@ class Loader:
 
     def _h(self):
         if self._handle is None:
-            raise ValueError("the lazyimg loader is closed")
+            raise ClosedError("loader")
         return self._handle
 
     # -------------------------------------------------------------- list
@@ -213,7 +187,7 @@ class Loader:
         DATA with the body as Event.data (bytes), or FAILED. cancel() works
         on the ticket."""
         ticket = ctypes.c_uint64()
-        check(lib.lazyimg_fetch(self._h(), _bytes(url), ctypes.byref(ticket)))
+        check(lib.lazyimg_fetch(self._h(), _url(url), ctypes.byref(ticket)))
         return ticket.value
 
     # -------------------------------------------------------------- rows
@@ -234,7 +208,7 @@ class Loader:
 
     def lookup_url(self, url):
         image = ctypes.c_void_p()
-        check(lib.lazyimg_lookup_url(self._h(), _bytes(url), ctypes.byref(image)))
+        check(lib.lazyimg_lookup_url(self._h(), _url(url), ctypes.byref(image)))
         return Image(image.value) if image.value else None
 
     def cancel(self, ticket):
@@ -289,6 +263,23 @@ class Loader:
     def trim_memory(self, level):
         lib.lazyimg_trim_memory(self._h(), int(level))
 
+    # -------------------------------------------------------- disk cache
+
+    def disk_cache_clear(self):
+        """lazyimg_disk_cache_clear: removes every entry of the loader's disk
+        cache (its session's, if it has one; other loaders and processes on
+        the directory see it empty too). The memory cache is kept. Blocks for
+        the file deletions (without the GIL): not for a per-frame path. Does
+        nothing without a disk cache."""
+        check(lib.lazyimg_disk_cache_clear(self._h()))
+
+    def disk_cache_remove_url(self, url):
+        """lazyimg_disk_cache_remove_url: forgets `url` (str or bytes) on disk
+        (its original and the thumbnails of every box) and in this loader's
+        memory cache, so its next request downloads it. Blocks for the file
+        deletions. Does nothing when it was not cached."""
+        check(lib.lazyimg_disk_cache_remove_url(self._h(), _url(url)))
+
 
 def _rows(value, name):
     """A row index or count for a size_t parameter: ctypes would wrap a
@@ -299,6 +290,12 @@ def _rows(value, name):
     return value
 
 
+def _url(url):
+    """A URL argument: None stays NULL, which the library refuses with
+    E_INVALID_ARGUMENT (as str, it would become the URL b"None")."""
+    return None if url is None else _bytes(url)
+
+
 def _url_array(urls):
-    items = [None if url is None else _bytes(url) for url in urls]
+    items = [_url(url) for url in urls]
     return (ctypes.c_char_p * len(items))(*items), len(items)

@@ -32,8 +32,8 @@ class QuietHTTPServer(http.server.ThreadingHTTPServer):
 
 class ImageServer:
     """Serves `files` (path -> bytes); anything else is 404. /slow/... paths
-    answer only once `release` is set. Records each request's headers and
-    client port (one per connection). As a proxy too: a request for an
+    answer only once `release` is set. Records each request's headers, path
+    (hits(), wait_for_hits()) and client port (one per connection). As a proxy too: a request for an
     absolute URL (http://any.host/red.png) is recorded in `proxied` and
     answered from `files` by its path."""
 
@@ -49,8 +49,12 @@ class ImageServer:
         }
         for n in range(8):
             self.files[f"/slow/{n}.png"] = png(8, 8, GREEN)
+        self.files["/slow/red.png"] = self.files["/red.png"]
         self.release = threading.Event()
         self.headers = []
+        self.paths = []
+        self.extra_headers = {}  # path -> {name: value} sent with its 200
+        self.arrived = threading.Condition()
         self.client_ports = []
         self.proxied = []
         server = self
@@ -65,12 +69,17 @@ class ImageServer:
                 if not path.startswith("/"):
                     server.proxied.append(path)
                     path = urllib.parse.urlsplit(path).path
+                with server.arrived:
+                    server.paths.append(path)
+                    server.arrived.notify_all()
                 if path.startswith("/slow/"):
                     server.release.wait()
                 body = server.files.get(path)
                 self.send_response(200 if body is not None else 404)
                 body = body if body is not None else b"not found"
                 self.send_header("Content-Length", str(len(body)))
+                for name, value in server.extra_headers.get(path, {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -81,6 +90,18 @@ class ImageServer:
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
+
+    def hits(self, path):
+        """Requests for `path` so far."""
+        with self.arrived:
+            return self.paths.count(path)
+
+    def wait_for_hits(self, path, count, timeout=30):
+        """True once `path` (None: any path) had `count` requests, False after
+        `timeout` s."""
+        with self.arrived:
+            return self.arrived.wait_for(
+                lambda: (len(self.paths) if path is None else self.paths.count(path)) >= count, timeout)
 
     def url(self, path):
         return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
