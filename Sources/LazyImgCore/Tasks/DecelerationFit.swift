@@ -22,6 +22,34 @@ struct DecelerationFit {
         let rows: Double
         /// Seconds until the speed falls to the speed asked about.
         let seconds: Double
+        /// The fitted curve from the last sample on, to time a distance known from
+        /// elsewhere (the host's target).
+        let curve: Curve
+
+        enum Curve: Equatable {
+            /// v(t) = speed e^(-rate t)
+            case exponential(speed: Double, rate: Double)
+            /// v(t) = speed - braking t
+            case linear(speed: Double, braking: Double)
+        }
+
+        /// Seconds until the list has travelled `distance` rows on the fitted curve;
+        /// infinity when the curve runs out before (the list stops short of it, or
+        /// stops at a minimum speed the fit cannot see: then `seconds` decides).
+        func secondsToTravel(_ distance: Double) -> Double {
+            guard distance > 0 else { return 0 }
+            switch curve {
+            case .exponential(let v, let k):
+                // distance(t) = v (1 - e^(-kt)) / k
+                let fraction = k * distance / v
+                return fraction < 1 ? -log(1 - fraction) / k : .infinity
+            case .linear(let v, let a):
+                // distance(t) = vt - at^2 / 2
+                guard v > 0 else { return .infinity }
+                let discriminant = v * v - 2 * a * distance
+                return discriminant >= 0 ? (v - discriminant.squareRoot()) / a : .infinity
+            }
+        }
     }
 
     /// Enough for a stable fit over the last ~quarter second at 60 Hz; older samples
@@ -32,6 +60,12 @@ struct DecelerationFit {
     static let minimumDecay = 1e-3
 
     private(set) var samples: [Sample] = []
+
+    /// Seconds between the first and the last sample.
+    var span: Double {
+        guard let first = samples.first, let last = samples.last else { return 0 }
+        return last.time - first.time
+    }
 
     mutating func reset() {
         samples.removeAll(keepingCapacity: true)
@@ -56,7 +90,8 @@ struct DecelerationFit {
             let error = samples.reduce(0) { $0 + pow($1.speed - exp(fit.value(at: $1.time)), 2) }
             let v = exp(fit.value(at: last.time))
             best = (error, Remainder(rows: max(0, v - stopSpeed) / k,
-                                     seconds: v <= dueSpeed ? 0 : log(v / max(dueSpeed, 0.01)) / k))
+                                     seconds: v <= dueSpeed ? 0 : log(v / max(dueSpeed, 0.01)) / k,
+                                     curve: .exponential(speed: v, rate: k)))
         }
         if let fit = Self.line(samples.map { ($0.time, $0.speed) }), fit.slope < -Self.minimumDecay {
             // v(t) = v - at: distance (v^2 - stop^2) / 2a, time (v - due) / a.
@@ -64,7 +99,7 @@ struct DecelerationFit {
             let error = samples.reduce(0) { $0 + pow($1.speed - fit.value(at: $1.time), 2) }
             let v = fit.value(at: last.time)
             let remainder = Remainder(rows: max(0, v * v - stopSpeed * stopSpeed) / (2 * a),
-                                      seconds: max(0, v - dueSpeed) / a)
+                                      seconds: max(0, v - dueSpeed) / a, curve: .linear(speed: v, braking: a))
             if (best.map { error < $0.error }) ?? true { best = (error, remainder) }
         }
         guard let remainder = best?.remainder, remainder.rows.isFinite, remainder.seconds.isFinite else { return nil }
