@@ -149,6 +149,21 @@ final class SchedulingWindowTests: XCTestCase {
         XCTAssertEqual(view.window().landing, target - 2..<target + 10, "the target and two rows on the side the list comes from")
     }
 
+    func testTheLandingZoneStaysWantedFromIdleUntilTheFinalRange() {
+        var view = view()
+        view.setVisible(280..<290)
+        view.setScroll(.decelerating, velocity: 5, now: 0)
+        view.setTarget(300..<310)
+        XCTAssertEqual(view.window().landing, 298..<310)
+        // A UI reports IDLE, then the range where the list came to rest.
+        view.setScroll(.idle, velocity: 0, now: 16)
+        XCTAssertNil(view.target)
+        XCTAssertEqual(view.window().landing, 298..<310, "still wanted: the final range is not known yet")
+        XCTAssertEqual(view.window().rest, 300..<310)
+        view.setVisible(300..<310)
+        XCTAssertTrue(view.window().landing.isEmpty, "the list rests where it rests")
+    }
+
     func testSamplesAtASteadySpeedTimeTheTargetAtThatSpeed() {
         var view = view()
         view.setVisible(0..<10)
@@ -288,6 +303,36 @@ final class SchedulingWindowTests: XCTestCase {
         let l = try XCTUnwrap(linear.remainder(stopSpeed: 0, dueSpeed: 0))
         XCTAssertEqual(l.rows, w * w / 600, accuracy: 0.5)
         XCTAssertEqual(l.seconds, w / 300, accuracy: 0.01)
+    }
+
+    func testTheFitKeepsTheExponentialUnlessTheLinearOneIsDecisivelyBetter() throws {
+        // The first four frames of a UIKit fling (x0.998 a ms) as a loaded machine
+        // called: 16, 19 and 14 ms apart. A line fits them a little better (0.47
+        // against 0.55), and would stop the list in 0.4 s instead of 1.1.
+        var fit = DecelerationFit()
+        for (milliseconds, speed) in [(151, 193.437), (167, 187.089), (186, 180.949), (200, 175.011)] {
+            fit.add(milliseconds: 12_658_000 + Int64(milliseconds), speed: speed)
+        }
+        let remainder = try XCTUnwrap(fit.remainder(stopSpeed: 20, dueSpeed: 20))
+        XCTAssertEqual(remainder.seconds, log(175.0 / 20) / 2, accuracy: 0.05)
+        XCTAssertEqual(remainder.rows, (175.0 - 20) / 2, accuracy: 3)
+        guard case .exponential = remainder.curve else { return XCTFail("\(remainder.curve)") }
+    }
+
+    func testADistanceIsTimedByTheLaterOfTheTwoCurves() throws {
+        // Constant braking, v = 200 - 300t, sampled exactly over four frames: from the
+        // last, w^2 / 2a rows to a stop in w / a seconds. The exponential through the
+        // samples would cover those rows in ln 2 of that.
+        let braking = try XCTUnwrap(fit({ 200 - 300 * $0 }, frames: 4).remainder(stopSpeed: 0, dueSpeed: 0))
+        let w = 200 - 300 * 0.048
+        XCTAssertEqual(braking.secondsToRest(travelling: w * w / 600 - 0.01, orSlowingTo: 0), w / 300, accuracy: 0.02)
+        // The jittered UIKit start: the line through it would be due in 0.4 s.
+        var jittered = DecelerationFit()
+        for (milliseconds, speed) in [(151, 193.437), (167, 187.089), (186, 180.949), (200, 175.011)] {
+            jittered.add(milliseconds: 12_658_000 + Int64(milliseconds), speed: speed)
+        }
+        let uikit = try XCTUnwrap(jittered.remainder(stopSpeed: 20, dueSpeed: 20))
+        XCTAssertEqual(uikit.secondsToRest(travelling: (175 - 20) / 2, orSlowingTo: 20), log(175.0 / 20) / 2, accuracy: 0.1)
     }
 
     func testTheFitWaitsForADecay() {

@@ -30,6 +30,11 @@ public struct ViewState: Sendable {
     /// The last motion was faster than the slow-scroll speed (a fling, a fast drag, an
     /// animated jump) and no slow drag has followed: nothing is prefetched ahead.
     private var lastMotionWasFast = false
+    /// The resting rows and landing zone of the motion that just ended, wanted until
+    /// the host reports where the list rested: a UI reports IDLE, then its final
+    /// range, and a zone just past the last range reported would otherwise be
+    /// cancelled and started again within one frame.
+    private var landedUntilNextRange: (rest: Range<Int>, landing: Range<Int>)?
 
     /// A prefetch window covers the rows that scroll past in this time: five times a
     /// fetch and decode on the benchmark's 40 ms server, twice one on a slow mobile
@@ -57,6 +62,7 @@ public struct ViewState: Sendable {
             turn(range.lowerBound > old.lowerBound ? .forward : .backward)
         }
         visible = range
+        landedUntilNextRange = nil
     }
 
     /// A non-zero velocity sets the direction (positive = toward higher rows). While
@@ -73,14 +79,20 @@ public struct ViewState: Sendable {
         case .dragging:
             // A touch: whatever was predicted for the last fling is void.
             if scroll != .dragging { target = nil }
+            landedUntilNextRange = nil
             deceleration.reset()
         case .idle:
+            if scroll != .idle {
+                let landed = window()
+                landedUntilNextRange = landed.landing.isEmpty ? nil : (landed.rest, landed.landing)
+            }
             if scroll == .decelerating, let last = lastDecelerating, milliseconds - last.milliseconds <= 100 {
                 stopSpeed = last.speed
             }
             target = nil
             deceleration.reset()
         case .decelerating:
+            landedUntilNextRange = nil
             deceleration.add(milliseconds: milliseconds, speed: abs(velocity))
             lastDecelerating = (milliseconds, abs(velocity))
         }
@@ -142,6 +154,8 @@ public struct ViewState: Sendable {
             window.rest = rest.rows.clamped(to: all)
             window.landing = (max(0, rest.rows.lowerBound - rest.before)
                 ..< rest.rows.upperBound.addingClamped(rest.after)).clamped(to: all)
+        } else if scroll == .idle, let landed = landedUntilNextRange {
+            (window.rest, window.landing) = (landed.rest.clamped(to: all), landed.landing.clamped(to: all))
         }
 
         if scroll == .idle || speed < slowSpeed {
@@ -196,7 +210,7 @@ public struct ViewState: Sendable {
               deceleration.span >= Self.targetSampleSeconds else { return false }
         let seconds: Double
         if let remainder = decelerationRemainder {
-            seconds = min(remainder.seconds, remainder.secondsToTravel(distance))
+            seconds = remainder.secondsToRest(travelling: distance, orSlowingTo: max(stopSpeed, slowSpeed))
         } else {
             seconds = velocity == 0 ? 0 : distance / abs(velocity)
         }
