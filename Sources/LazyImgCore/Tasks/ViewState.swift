@@ -42,10 +42,11 @@ public struct ViewState: Sendable {
     static let prefetchLookaheadSeconds = 0.5
     /// ...up to this many times its length at rest.
     static let prefetchGrowthCap = 4
-    /// A landing zone (the host's target or an estimate) starts this long before the list is expected to stop
-    /// or to slow below the slow-scroll speed (when the visible rows start anyway): a
-    /// round trip, a transfer and a decode (~100 ms on the benchmark's 40 ms server)
-    /// with room for a second round of downloads. Earlier, the estimate still moves.
+    /// A landing zone (the host's target or an estimate) starts this long before the
+    /// list is expected to stop or to slow below the slow-scroll speed (when the
+    /// visible rows start anyway): a round trip, a transfer and a decode (~100 ms on
+    /// the benchmark's 40 ms server) with room for a second round of downloads.
+    /// Earlier, the estimate still moves and the fling may yet be caught.
     static let landingLeadSeconds = 0.5
     /// The deceleration samples that time a host's target span at least this: three
     /// frames at 60 Hz, a tenth of the lead.
