@@ -254,8 +254,10 @@ typedef struct lazyimg_config {
                                       rows ahead start at once); 0 = default;
                                       at most 64 */
     int32_t prefetch_rows;         /* rows past the visible range in the scroll
-                                      direction; -1 (default) = one screen
-                                      (the visible count); 0 = none */
+                                      direction; -1 (default) = the rows
+                                      travelled in half a second at
+                                      slow_scroll_rows_per_second (half a
+                                      screen by default); 0 = none */
     uint32_t timeout_ms;           /* whole-transfer timeout; default 15000;
                                       0 = default */
     uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
@@ -430,8 +432,11 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  * sets the direction of travel (0 keeps the last one). What loads:
  *   IDLE, or moving slower than slow_scroll_rows_per_second (default one
  *     screen per second): as at rest. Visible rows from the top, then the
- *     landing zone if one is known, then the prefetch window ahead, which
- *     grows by half a second of travel up to four times prefetch_rows.
+ *     landing zone if one is known, then the prefetch window ahead
+ *     (prefetch_rows, or half a second of travel at the present speed when
+ *     that is more, up to four times prefetch_rows). After a motion faster
+ *     than that (a fling, a fast drag) nothing is prefetched until the next
+ *     slow DRAGGING.
  *   DRAGGING or DECELERATING faster than that: nothing new starts; requests
  *     answer DEFERRED (memory hits are still served) and wait for the list to
  *     slow down or rest; work for rows that leave is cancelled.
@@ -440,8 +445,10 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     lazyimg_set_scroll_target, or else are estimated while DECELERATING from
  *     the velocities of successive calls (timed by the loader's monotonic
  *     clock; exponential and constant-rate decay are both fitted, and the
- *     speed at which earlier flings stopped is learned) once the list is due
- *     to stop or slow down within about half a second.
+ *     speed at which earlier flings stopped is learned). Either way they
+ *     start once the list is due to stop or slow down within about half a
+ *     second, by that fit (so a fling caught or reversed earlier wastes no
+ *     download).
  * Starts while moving are paced (a burst of a screen plus
  * max_concurrent_downloads, then two screens a second) so a list shaken back
  * and forth cannot flood the server; the resting rows of a fling, and
@@ -458,9 +465,14 @@ lazyimg_status lazyimg_set_scroll_state(lazyimg_loader *loader, lazyimg_scroll_s
  * the toolkit's own prediction (UIKit's targetContentOffset in
  * scrollViewWillEndDragging, Android's OverScroller.getFinalY, Qt's
  * QScroller::finalPosition, Flutter's ballistic simulation end). Those rows,
- * plus a margin of a quarter screen, start at once even while the list flies,
- * ahead of everything but the visible rows; without a target the loader
- * estimates the landing zone itself (see lazyimg_set_scroll_state). count 0
+ * plus a margin of a quarter screen on the side the list comes from, start
+ * while the list still flies, ahead of everything but the visible rows: once
+ * the DECELERATING velocities (at least three calls over 45 ms) say the list
+ * will cover the distance to them, or slow below
+ * slow_scroll_rows_per_second, within about half a second; at once when it is
+ * already that slow. Without a target the loader estimates the landing zone
+ * itself (see lazyimg_set_scroll_state). A paged list asks for its next page
+ * as soon as the target nears the end. count 0
  * withdraws the target. The target is void after the next touch (DRAGGING
  * after another state), at IDLE, or when the list turns the other way; its
  * downloads then stop unless nearly done. Clamped to the list.

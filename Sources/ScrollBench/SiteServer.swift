@@ -17,6 +17,8 @@ public final class SiteServer: @unchecked Sendable {
     public struct RunCounters: Sendable {
         public var requestsByRow: [Int: Int] = [:]
         public var bytesSent = 0
+        /// Each request's row and monotonic arrival time, in arrival order.
+        public var arrivals: [(row: Int, nanoseconds: Int64)] = []
         public var requests: Int { requestsByRow.values.reduce(0, +) }
     }
 
@@ -153,7 +155,10 @@ public final class SiteServer: @unchecked Sendable {
             let head = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
             return send(connection, Array(head.utf8)[...])
         }
-        lock.locked { counters[run, default: RunCounters()].requestsByRow[row, default: 0] += 1 }
+        lock.locked {
+            counters[run, default: RunCounters()].requestsByRow[row, default: 0] += 1
+            counters[run, default: RunCounters()].arrivals.append((row, monotonicNanoseconds()))
+        }
         guard waitForHangUp(connection, until: monotonicNanoseconds() + Int64(delayMilliseconds) * 1_000_000) else {
             return false
         }

@@ -19,6 +19,7 @@ public struct TraceRun: Sendable {
     public var requests = 0
     public var bytes = 0
     public var wastedRequests = 0
+    public var wastedRequestLog: [WastedRequest] = []
     public var tally = LoaderTally()
 
     public init(trace: String, loader: String) {
@@ -39,6 +40,7 @@ public struct TraceRun: Sendable {
         requests += other.requests
         bytes += other.bytes
         wastedRequests += other.wastedRequests
+        wastedRequestLog += other.wastedRequestLog
         tally.tickets += other.tally.tickets
         tally.ticketEvents += other.tally.ticketEvents
         tally.unexpectedEvents += other.tally.unexpectedEvents

@@ -60,6 +60,12 @@ struct TraceRunner {
         result.wastedRequests = counters.requestsByRow.reduce(0) { sum, entry in
             entry.key < shownEver.count && shownEver[entry.key] ? sum : sum + entry.value
         }
+        for (row, arrived) in counters.arrivals where !(row < shownEver.count && shownEver[row]) {
+            let index = min(max(0, Int((arrived - start) / Self.frameNanoseconds)), trace.frames.count - 1)
+            let frame = trace.frames[index]
+            result.wastedRequestLog.append(WastedRequest(frame: index, motion: frame.motion, velocity: frame.velocity,
+                                                         visible: trace.visibleRange(at: frame.position), row: row))
+        }
         return result
     }
 }

@@ -8,6 +8,7 @@ import ScrollBench
 //
 //   lazyimg-bench-scroll [--traces a,b,...] [--loaders a,b,...] [--rounds N]
 //                        [--delay-ms MS] [--mbps N] [--photos DIR] [--no-hit-cost]
+//                        [--waste-rows]
 //
 // A benchmark, not a test: it reports figures and never judges them by its exit code.
 
@@ -22,6 +23,7 @@ let usage = """
                                 [--loaders \(LoaderKind.allCases.map(\.rawValue).joined(separator: ","))]
                                 [--rounds N] [--delay-ms MS (40)] [--mbps N (200; 0 = no cap)]
                                 [--photos DIR (../shared/corpus/photos)] [--no-hit-cost]
+                                [--waste-rows (lazyimg's wasted requests, each with the frame it came in)]
     """
 
 var traceNames = ScrollTraces.names
@@ -30,6 +32,7 @@ var rounds = 1, delayMilliseconds = 40
 var megabitsPerSecond = 200.0
 var photos = "../shared/corpus/photos"
 var measureHitCost = true
+var printWastedRows = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -54,6 +57,8 @@ while let argument = arguments.popFirst() {
         photos = value
     case "--no-hit-cost":
         measureHitCost = false
+    case "--waste-rows":
+        printWastedRows = true
     default:
         fail(usage)
     }
@@ -88,6 +93,10 @@ do {
         let runs = kinds.compactMap { byKind[$0] }
         merged[name] = runs
         print(BenchReport.traceTable(trace, runs, rounds: rounds) + "\n")
+        for kind in [LoaderKind.lazyimg, .lazyimgWithoutTarget] where printWastedRows {
+            guard let run = byKind[kind], !run.wastedRequestLog.isEmpty else { continue }
+            print(WastedRequest.lines(run.wastedRequestLog, trace: name, loader: run.loader) + "\n")
+        }
     }
     let cost = measureHitCost ? try bench.measureHitCost() : nil
     if let cost { print(BenchReport.hitCostTable(cost) + "\n") }

@@ -41,25 +41,64 @@ final class LoaderSchedulingTests: XCTestCase {
         XCTAssertEqual(h.transport.liveURLs, [], "rows 20-29 left and were cancelled; 60 rows/s holds")
     }
 
-    func testTheTargetStartsTheLandingRowsWhileVisibleRowsFlyingPastWait() throws {
+    /// Reports deceleration frames 16 ms apart, as a toolkit does after the finger lifts.
+    private func decelerate(_ h: PolicyHarness, _ speeds: [Double]) throws {
+        for speed in speeds {
+            h.clock.advance(by: 16)
+            try h.loader.setScrollState(.decelerating, velocity: speed)
+        }
+    }
+
+    /// A loader on 1,000 rows at rest on the first screen, loaded, and the downloads
+    /// started so far.
+    private func restingOnTheFirstScreen() throws -> (PolicyHarness, Int) {
         let h = try PolicyHarness(maxConcurrent: 6)
         try h.loader.setItems(PolicyHarness.urls(1_000))
         try h.loader.setVisibleRange(first: 0, count: 10)
         completeAll(h)
-        let started = h.transport.startedURLs.count
+        return (h, h.transport.startedURLs.count)
+    }
+
+    /// A fling braking hard (x0.88 a frame): after these four frames it is due to slow
+    /// below a screen a second within the lead time.
+    private static let hardBraking: [Double] = [250, 220, 194, 170]
+
+    func testTheTargetStartsTheLandingRowsWhenDueWhileVisibleRowsFlyingPastWait() throws {
+        let (h, started) = try restingOnTheFirstScreen()
         try h.loader.setScrollState(.dragging, velocity: 300)
         try h.loader.setVisibleRange(first: 30, count: 10)
         XCTAssertTrue(try h.loader.request(row: 35).isDeferred)
         // UIKit's scrollViewWillEndDragging: the finger lifts, the toolkit knows the end.
         try h.loader.setScrollTarget(first: 300, count: 10)
+        try decelerate(h, Array(Self.hardBraking.prefix(3)))
+        XCTAssertEqual(h.transport.startedURLs.count, started, "where, but not yet when: the decay is not timed yet")
+        try decelerate(h, [Self.hardBraking[3]])
         XCTAssertEqual(Array(h.transport.startedURLs.dropFirst(started)), urls(300..<306), "resting rows first")
-        try h.loader.setScrollState(.decelerating, velocity: 250)
         try h.loader.setVisibleRange(first: 60, count: 10)
         XCTAssertTrue(try h.loader.request(row: 65).isDeferred, "rows flying past still wait")
         XCTAssertTrue(try h.loader.request(row: 301).isPending, "a landing row is on its way")
         completeAll(h)
-        // The resting rows, then the margin of a quarter screen on each side.
-        XCTAssertEqual(Array(h.transport.startedURLs.dropFirst(started)), urls(300..<310) + urls([298, 299, 310, 311]))
+        // The resting rows, then a quarter screen on the side the list comes from.
+        XCTAssertEqual(Array(h.transport.startedURLs.dropFirst(started)), urls(300..<310) + urls([298, 299]))
+    }
+
+    func testAFlingCaughtBeforeItsRestIsDueStartsNothingForItsTarget() throws {
+        let (h, started) = try restingOnTheFirstScreen()
+        // UIKit's decay (x0.998 a ms) from 400 rows/s: it would rest ~190 rows on, 1.5 s later.
+        try h.loader.setScrollState(.decelerating, velocity: 400)
+        try h.loader.setScrollTarget(first: 190, count: 10)
+        var position = 0.0
+        for frame in 1...30 {  // half a second of the glide
+            let speed = 400 * exp(-2 * Double(frame) * 0.016)
+            position += speed * 0.016
+            h.clock.advance(by: 16)
+            try h.loader.setScrollState(.decelerating, velocity: speed)
+            try h.loader.setVisibleRange(first: Int(position), count: 10)
+        }
+        XCTAssertEqual(h.transport.startedURLs.count, started, "a second still to go: nothing started for the target")
+        try h.loader.setScrollState(.dragging, velocity: -50)  // caught and pulled back
+        XCTAssertEqual(h.transport.startedURLs.count, started)
+        XCTAssertEqual(h.loader.stats.downloadsCancelled, 0, "and nothing to cancel")
     }
 
     /// Physics the loader is not told about: it must find the rest from the samples.
@@ -81,11 +120,18 @@ final class LoaderSchedulingTests: XCTestCase {
     /// started more than `lead` seconds before the list slowed to the slow-scroll
     /// speed (10 rows/s here) or stopped, the rows started by then (after which the
     /// visible rows would load anyway), and where the list rested.
-    private func fling(_ fling: Fling, from: Int, in h: PolicyHarness, lead: Double = 0.6)
+    private func fling(_ fling: Fling, from: Int, in h: PolicyHarness, lead: Double = 0.6,
+                       announcingTarget: Bool = false)
         -> (startedEarly: Int, startedBySlow: Set<String>, rest: Int)
     {
         var slowAt = 0.0
         while fling.speed(slowAt) >= max(fling.stopSpeed, 10) { slowAt += 0.016 }
+        // Where it rests, as the toolkit would say when the finger lifts.
+        var target = Double(from), t = 0.0
+        while fling.speed(t) >= fling.stopSpeed {
+            target += fling.speed(t) * 0.016
+            t += 0.016
+        }
         var position = Double(from)
         var time = 0.0
         var startedEarly = 0
@@ -99,6 +145,7 @@ final class LoaderSchedulingTests: XCTestCase {
             time += 0.016
             position += speed * 0.016
             try? h.loader.setScrollState(.decelerating, velocity: speed)
+            if announcingTarget && time < 0.02 { try? h.loader.setScrollTarget(first: Int(target), count: 10) }
             try? h.loader.setVisibleRange(first: Int(position), count: 10)
             let now = h.transport.startedURLs.count
             if time < slowAt - lead { startedEarly += now - before }
@@ -109,24 +156,38 @@ final class LoaderSchedulingTests: XCTestCase {
         return (startedEarly, startedBySlow ?? [], Int(position))
     }
 
-    func testTheLandingZoneIsEstimatedFromTheSamplesWhateverThePhysics() throws {
+    /// Flings each physics from row 1,000: nothing may start before the landing is
+    /// due, the resting rows must start before the list slows, and at most `maxSpent`
+    /// downloads start (`spentAre` says what they are).
+    private func checkTheLanding(announcingTarget: Bool, maxSpent: Int, spentAre: String) throws {
         for physics in flings {
             let h = try PolicyHarness(maxConcurrent: 6)
             try h.loader.setItems(PolicyHarness.urls(5_000))
             try h.loader.setVisibleRange(first: 0, count: 10)
             completeAll(h)
-            // A list that stops at a minimum speed teaches that speed with its first fling.
-            if physics.stopSpeed > 1 { _ = fling(physics, from: 0, in: h) }
+            // Without a target, a list that stops at a minimum speed teaches that speed
+            // with its first fling; a target's distance times even its first fling.
+            if !announcingTarget && physics.stopSpeed > 1 { _ = fling(physics, from: 0, in: h) }
             try h.loader.setVisibleRange(first: 1_000, count: 10)
             completeAll(h)
             let startedBefore = h.transport.startedURLs.count
-            let run = fling(physics, from: 1_000, in: h)
+            let run = fling(physics, from: 1_000, in: h, announcingTarget: announcingTarget)
             XCTAssertEqual(run.startedEarly, 0, "\(physics.name): nothing starts before the landing is due")
             XCTAssertTrue(Set(urls(run.rest..<run.rest + 10)).isSubset(of: run.startedBySlow),
                           "\(physics.name): every row where the list rests (\(run.rest)) started before it slowed")
             let spent = h.transport.startedURLs.count - startedBefore
-            XCTAssertLessThanOrEqual(spent, 40, "\(physics.name): the landing zone and its margin, not the whole path")
+            XCTAssertLessThanOrEqual(spent, maxSpent, "\(physics.name): \(spentAre)")
         }
+    }
+
+    func testTheLandingZoneIsEstimatedFromTheSamplesWhateverThePhysics() throws {
+        try checkTheLanding(announcingTarget: false, maxSpent: 40,
+                            spentAre: "the landing zone and its margin, not the whole path")
+    }
+
+    func testTheTargetStartsWithinTheLeadOfTheRestWhateverThePhysics() throws {
+        try checkTheLanding(announcingTarget: true, maxSpent: 20,
+                            spentAre: "the target, its margin and the slow tail's rows, not the whole path")
     }
 
     func testACatchCancelsTheLandingWorkExceptDownloadsNearlyDone() throws {
@@ -137,6 +198,7 @@ final class LoaderSchedulingTests: XCTestCase {
         try h.loader.setScrollState(.decelerating, velocity: 300)
         try h.loader.setVisibleRange(first: 40, count: 10)
         try h.loader.setScrollTarget(first: 300, count: 10)
+        try decelerate(h, Self.hardBraking)
         XCTAssertEqual(h.transport.liveURLs, Set(urls(300..<306)))
         h.transport.setProgress(url(300), received: 80_000, expected: 100_000)
         h.transport.setProgress(url(301), received: 10_000, expected: 100_000)
@@ -158,10 +220,13 @@ final class LoaderSchedulingTests: XCTestCase {
         try h.loader.setScrollState(.decelerating, velocity: 300)
         try h.loader.setVisibleRange(first: 500, count: 10)
         try h.loader.setScrollTarget(first: 700, count: 10)
+        try decelerate(h, Self.hardBraking)
         XCTAssertEqual(h.transport.liveURLs, Set(urls(700..<706)))
         try h.loader.setScrollState(.decelerating, velocity: -300)
         XCTAssertEqual(h.transport.liveURLs, [], "flung the other way: nothing there is wanted")
         try h.loader.setScrollTarget(first: 200, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, [], "the new fling is not timed yet")
+        try decelerate(h, Self.hardBraking.map { -$0 })
         XCTAssertEqual(h.transport.liveURLs, Set(urls(200..<206)))
     }
 
@@ -176,7 +241,9 @@ final class LoaderSchedulingTests: XCTestCase {
             h.clock.advance(by: 100)
             h.transport.complete(next, with: .success([1]))
         }
-        XCTAssertEqual(h.transport.startedURLs, urls([10, 11, 12, 13, 40, 41, 42, 43, 39, 44, 14, 15, 16]))
+        // The margin is on the side the list comes from; ahead, half a second at 3
+        // rows/s is less than the 2 rows configured.
+        XCTAssertEqual(h.transport.startedURLs, urls([10, 11, 12, 13, 40, 41, 42, 43, 39, 14, 15]))
     }
 
     func testDownloadsLeavingTheWindowStopUnlessNearlyDone() throws {

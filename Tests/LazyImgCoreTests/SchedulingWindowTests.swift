@@ -1,4 +1,5 @@
 #if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET && !LAZYIMG_TSAN_SUBSET_2 // ThreadSanitizer group 3 (see the Makefile's tsan)
+import Glibc
 import XCTest
 @testable import LazyImgCore
 
@@ -10,22 +11,66 @@ final class SchedulingWindowTests: XCTestCase {
         return view
     }
 
-    func testPrefetchLiesAheadAndGrowsWithSpeedUpToACap() {
+    func testPrefetchIsWhatTheFastestSlowMotionTravelsInTheLookahead() {
         var view = view()
         XCTAssertTrue(view.window().wants(1_000_000), "no visible range yet: everything is wanted")
         view.setVisible(10..<20)
-        XCTAssertEqual(view.window().ahead, 20..<30, "one screen, forward by default")
-        view.setVisible(5..<15)
-        XCTAssertEqual(view.window().ahead, 0..<5, "moved up: window above, clamped at 0")
-        view.setScroll(.dragging, velocity: 12, now: 0)
-        XCTAssertEqual(view.window().ahead, 15..<31, "velocity sets direction; 12 rows/s adds 6 rows")
-        view.setScroll(.dragging, velocity: 1e300, now: 0)
-        XCTAssertEqual(view.window().ahead, 15..<55, "at most four screens")
+        XCTAssertEqual(view.window().ahead, 20..<25, "half a second at one screen a second, forward by default")
+        view.setVisible(10..<21)
+        XCTAssertEqual(view.window().ahead, 21..<26, "a row cut at the edge does not move the far end")
+        view.setVisible(7..<17)
+        XCTAssertEqual(view.window().ahead, 2..<7, "moved up: the window is above")
+        view.setVisible(3..<13)
+        XCTAssertEqual(view.window().ahead, 0..<3, "clamped at 0")
+        view.setScroll(.dragging, velocity: 4, now: 0)
+        XCTAssertEqual(view.window().ahead, 13..<18, "velocity sets direction")
         view.setScroll(.idle, velocity: 0, now: 0)
-        XCTAssertEqual(view.window().ahead, 15..<25, "zero velocity keeps the direction")
-        XCTAssertTrue(view.window().wants(24))
-        XCTAssertFalse(view.window().wants(4))
-        XCTAssertFalse(view.window().wants(25))
+        XCTAssertEqual(view.window().ahead, 13..<18, "zero velocity keeps the direction")
+        XCTAssertTrue(view.window().wants(17))
+        XCTAssertFalse(view.window().wants(2))
+        XCTAssertFalse(view.window().wants(18))
+
+        var faster = ViewState(prefetchRows: nil, slowRowsPerSecond: 30)
+        faster.rowCount = 100
+        faster.setVisible(0..<10)
+        XCTAssertEqual(faster.window().ahead, 10..<25, "a slow speed of 30 rows/s: 15 rows")
+        var none = ViewState(prefetchRows: 0)
+        none.rowCount = 100
+        none.setVisible(0..<10)
+        none.setScroll(.dragging, velocity: 8, now: 0)
+        XCTAssertEqual(none.window().ahead.count, 0, "prefetch_rows 0: none, whatever the speed")
+    }
+
+    func testPrefetchCoversTheLookaheadAtThePresentSpeedUpToACap() {
+        var view = ViewState(prefetchRows: 4, slowRowsPerSecond: 50)
+        view.rowCount = 1_000
+        view.setVisible(0..<10)
+        view.setScroll(.dragging, velocity: 6, now: 0)
+        XCTAssertEqual(view.window().ahead, 10..<14, "3 rows in half a second: the 4 configured, not 4 + 3")
+        view.setScroll(.dragging, velocity: 20, now: 0)
+        XCTAssertEqual(view.window().ahead, 10..<20, "10 rows in half a second")
+        view.setScroll(.dragging, velocity: 49, now: 0)
+        XCTAssertEqual(view.window().ahead, 10..<26, "at most four times the configured rows")
+    }
+
+    func testAFastMotionEmptiesThePrefetchWindowUntilASlowDrag() {
+        var view = view()
+        view.setVisible(20..<30)
+        XCTAssertEqual(view.window().ahead, 30..<35, "before any motion: prefetch")
+        view.setScroll(.dragging, velocity: 300, now: 0)
+        XCTAssertEqual(view.window().ahead.count, 0, "a fling: nothing ahead")
+        view.setScroll(.decelerating, velocity: 5, now: 16)
+        XCTAssertEqual(view.window().motion, .settled, "its slow tail loads the visible rows...")
+        XCTAssertEqual(view.window().ahead.count, 0, "...but nothing ahead")
+        view.setScroll(.idle, velocity: 0, now: 32)
+        XCTAssertEqual(view.window().ahead.count, 0, "nor at rest after it")
+        view.setScroll(.dragging, velocity: -3, now: 48)
+        XCTAssertEqual(view.window().ahead, 15..<20, "a slow drag (up): prefetch again")
+        view.setScroll(.idle, velocity: 0, now: 64)
+        XCTAssertEqual(view.window().ahead, 15..<20, "and at rest after it")
+        view.setScroll(.decelerating, velocity: -40, now: 80)
+        view.setScroll(.dragging, velocity: 0, now: 96)
+        XCTAssertEqual(view.window().ahead, 15..<20, "a finger holding the list after a fling: the user reads")
     }
 
     func testTheSlowScrollSpeedDecidesBetweenLoadingAndHolding() {
@@ -43,16 +88,106 @@ final class SchedulingWindowTests: XCTestCase {
     }
 
     func testRankPutsVisibleRowsFirstThenTheLandingZoneThenAheadThenTheRest() {
-        var view = view(prefetchRows: 3)
+        // Slow for a slow-scroll speed of 200 rows/s, so the window has every tier.
+        var view = ViewState(prefetchRows: 3, slowRowsPerSecond: 200)
+        view.rowCount = 1_000
         view.setVisible(10..<12)
         view.setScroll(.decelerating, velocity: 100, now: 0)
         view.setTarget(40..<42)
         let window = view.window()
-        XCTAssertEqual(window.motion, .landing)
+        XCTAssertEqual(window.motion, .settled)
         XCTAssertEqual(window.rest, 40..<42)
-        XCTAssertEqual(window.landing, 39..<43, "a margin of a quarter screen, at least one row")
-        let order = [30, 13, 11, 39, 40, 12, 0, 10, 14, 41, 60].sorted { window.rank(of: $0) < window.rank(of: $1) }
-        XCTAssertEqual(order, [10, 11, 40, 41, 39, 12, 13, 14, 0, 30, 60])
+        XCTAssertEqual(window.landing, 39..<42, "a margin of a quarter screen, at least one row, on the side it comes from")
+        let order = [30, 13, 11, 39, 40, 12, 0, 10, 14, 41, 42, 60].sorted { window.rank(of: $0) < window.rank(of: $1) }
+        XCTAssertEqual(order, [10, 11, 40, 41, 39, 12, 13, 14, 0, 30, 42, 60])
+    }
+
+    /// Four frames 16 ms apart of a fling braking hard (x0.88 a frame), timed by the
+    /// view's clock from `start` ms; fast for a screen of 10.
+    private func brake(_ view: inout ViewState, from start: Int64 = 0, sign: Double = 1) {
+        for (frame, speed) in [250.0, 220, 194, 170].enumerated() {
+            view.setScroll(.decelerating, velocity: sign * speed, now: start + 16 * Int64(frame))
+        }
+    }
+
+    func testTheTargetIsDueOnlyWhenTheFittedDecayBringsTheRestWithinTheLead() {
+        // UIKit's decay (x0.998 a ms): 400 rows/s takes 1.5 s to stop at 20 rows/s,
+        // ~187 rows on; the toolkit says where.
+        var rest = 0.0, speed = 400.0
+        while speed * pow(0.998, 16) >= 20 {
+            speed *= pow(0.998, 16)
+            rest += speed * 0.016
+        }
+        let target = Int(rest)
+        var view = view()
+        view.setVisible(0..<10)
+        view.setScroll(.decelerating, velocity: 400, now: 0)
+        view.setTarget(target..<target + 10)
+        XCTAssertEqual(view.window().motion, .flying, "just released: where, not yet when")
+        var now: Int64 = 0, position = 0.0
+        speed = 400
+        while speed > 70 {
+            now += 16
+            speed *= pow(0.998, 16)
+            position += speed * 0.016
+            view.setScroll(.decelerating, velocity: speed, now: now)
+            view.setVisible(Int(position)..<Int(position) + 10)
+            XCTAssertTrue(view.window().landing.isEmpty, "at \(Int(speed)) rows/s, \(now) ms in: not due")
+        }
+        while view.window().landing.isEmpty && speed > 20 {
+            now += 16
+            speed *= pow(0.998, 16)
+            position += speed * 0.016
+            view.setScroll(.decelerating, velocity: speed, now: now)
+            view.setVisible(Int(position)..<Int(position) + 10)
+        }
+        // It stops at 20 rows/s: ln(speed / 20) / 2 seconds from now.
+        let left = log(speed / 20) / 2
+        XCTAssertGreaterThan(left, 0.4, "due about half a second before the rest, at \(Int(speed)) rows/s")
+        XCTAssertLessThanOrEqual(left, 0.55)
+        XCTAssertEqual(view.window().motion, .landing)
+        XCTAssertEqual(view.window().landing, target - 2..<target + 10, "the target and two rows on the side the list comes from")
+    }
+
+    func testTheLandingZoneStaysWantedFromIdleUntilTheFinalRange() {
+        var view = view()
+        view.setVisible(280..<290)
+        view.setScroll(.decelerating, velocity: 5, now: 0)
+        view.setTarget(300..<310)
+        XCTAssertEqual(view.window().landing, 298..<310)
+        // A UI reports IDLE, then the range where the list came to rest.
+        view.setScroll(.idle, velocity: 0, now: 16)
+        XCTAssertNil(view.target)
+        XCTAssertEqual(view.window().landing, 298..<310, "still wanted: the final range is not known yet")
+        XCTAssertEqual(view.window().rest, 300..<310)
+        view.setVisible(300..<310)
+        XCTAssertTrue(view.window().landing.isEmpty, "the list rests where it rests")
+    }
+
+    func testSamplesAtASteadySpeedTimeTheTargetAtThatSpeed() {
+        var view = view()
+        view.setVisible(0..<10)
+        for frame in 0..<4 { view.setScroll(.decelerating, velocity: 100, now: 16 * Int64(frame)) }
+        view.setTarget(200..<210)
+        XCTAssertTrue(view.window().landing.isEmpty, "two seconds away at 100 rows/s")
+        view.setVisible(150..<160)
+        XCTAssertEqual(view.window().landing, 198..<210, "half a second away")
+    }
+
+    func testTheTargetWaitsForSamplesSpanningThreeFrames() {
+        var view = view()
+        view.setVisible(0..<10)
+        // Frames run late back to back: three samples in one millisecond.
+        for _ in 0..<3 { view.setScroll(.decelerating, velocity: 100, now: 5) }
+        view.setTarget(20..<30)
+        XCTAssertTrue(view.window().landing.isEmpty, "0.2 s away at 100 rows/s, but the samples span no time")
+        view.setScroll(.decelerating, velocity: 100, now: 60)
+        XCTAssertEqual(view.window().landing, 18..<30)
+        var braking = self.view()
+        braking.setVisible(500..<510)
+        brake(&braking, sign: -1)
+        braking.setTarget(300..<310)
+        XCTAssertEqual(braking.window().landing, 300..<312, "travelling up, it comes from the rows after the target")
     }
 
     func testATouchAReversalOrRestVoidsTheTarget() {
@@ -81,8 +216,16 @@ final class SchedulingWindowTests: XCTestCase {
         view.setScroll(.decelerating, velocity: .infinity, now: 0)
         view.setTarget(Int.max - 5..<Int.max)
         let window = view.window()
-        XCTAssertEqual(window.ahead.upperBound, Int.max)
         XCTAssertTrue(window.rank(of: 0) > window.rank(of: Int.max - 1))
+        // Slow for its slow-scroll speed: prefetch as far as the rows go; a target due
+        // from samples at a steady, huge speed.
+        var slow = ViewState(prefetchRows: Int.max, slowRowsPerSecond: .greatestFiniteMagnitude)
+        slow.rowCount = Int.max
+        slow.setVisible(Int.max - 10..<Int.max - 1)
+        for frame in 0..<4 { slow.setScroll(.decelerating, velocity: 1e300, now: 16 * Int64(frame)) }
+        slow.setTarget(Int.max - 5..<Int.max)
+        XCTAssertEqual(slow.window().ahead.upperBound, Int.max)
+        XCTAssertEqual(slow.window().landing, Int.max - 7..<Int.max)
     }
 
     // MARK: The row set
@@ -160,6 +303,36 @@ final class SchedulingWindowTests: XCTestCase {
         let l = try XCTUnwrap(linear.remainder(stopSpeed: 0, dueSpeed: 0))
         XCTAssertEqual(l.rows, w * w / 600, accuracy: 0.5)
         XCTAssertEqual(l.seconds, w / 300, accuracy: 0.01)
+    }
+
+    func testTheFitKeepsTheExponentialUnlessTheLinearOneIsDecisivelyBetter() throws {
+        // The first four frames of a UIKit fling (x0.998 a ms) as a loaded machine
+        // called: 16, 19 and 14 ms apart. A line fits them a little better (0.47
+        // against 0.55), and would stop the list in 0.4 s instead of 1.1.
+        var fit = DecelerationFit()
+        for (milliseconds, speed) in [(151, 193.437), (167, 187.089), (186, 180.949), (200, 175.011)] {
+            fit.add(milliseconds: 12_658_000 + Int64(milliseconds), speed: speed)
+        }
+        let remainder = try XCTUnwrap(fit.remainder(stopSpeed: 20, dueSpeed: 20))
+        XCTAssertEqual(remainder.seconds, log(175.0 / 20) / 2, accuracy: 0.05)
+        XCTAssertEqual(remainder.rows, (175.0 - 20) / 2, accuracy: 3)
+        guard case .exponential = remainder.curve else { return XCTFail("\(remainder.curve)") }
+    }
+
+    func testADistanceIsTimedByTheLaterOfTheTwoCurves() throws {
+        // Constant braking, v = 200 - 300t, sampled exactly over four frames: from the
+        // last, w^2 / 2a rows to a stop in w / a seconds. The exponential through the
+        // samples would cover those rows in ln 2 of that.
+        let braking = try XCTUnwrap(fit({ 200 - 300 * $0 }, frames: 4).remainder(stopSpeed: 0, dueSpeed: 0))
+        let w = 200 - 300 * 0.048
+        XCTAssertEqual(braking.secondsToRest(travelling: w * w / 600 - 0.01, orSlowingTo: 0), w / 300, accuracy: 0.02)
+        // The jittered UIKit start: the line through it would be due in 0.4 s.
+        var jittered = DecelerationFit()
+        for (milliseconds, speed) in [(151, 193.437), (167, 187.089), (186, 180.949), (200, 175.011)] {
+            jittered.add(milliseconds: 12_658_000 + Int64(milliseconds), speed: speed)
+        }
+        let uikit = try XCTUnwrap(jittered.remainder(stopSpeed: 20, dueSpeed: 20))
+        XCTAssertEqual(uikit.secondsToRest(travelling: (175 - 20) / 2, orSlowingTo: 20), log(175.0 / 20) / 2, accuracy: 0.1)
     }
 
     func testTheFitWaitsForADecay() {

@@ -9,7 +9,10 @@ final class ScrollTargetClampTests: XCTestCase {
     func testATargetPastTheEndMovesBackByItsOwnLengthWhateverTheScreen() {
         var view = ViewState(prefetchRows: nil)
         view.rowCount = 60
-        view.setScroll(.decelerating, velocity: 50, now: 0)
+        // Braking hard: the rest is due.
+        for (frame, speed) in [50.0, 40, 30, 20].enumerated() {
+            view.setScroll(.decelerating, velocity: speed, now: 16 * Int64(frame))
+        }
         view.setTarget(56..<61)  // its last row is the "loading more" line
         view.setVisible(50..<55)  // five rows
         let withFive = view.window().landing

@@ -1,8 +1,9 @@
 /*
  * scroll_windows.c: the rows the scroll policy lets the loader start, window by
- * window. It mirrors ViewState.window() (Sources/LazyImgCore/Tasks/ViewState.swift)
- * on purpose, as a second reading of the policy the README states: a download
- * outside these rows while the list moves means the loader broke it.
+ * window. It follows ViewState.window() (Sources/LazyImgCore/Tasks/ViewState.swift)
+ * loosely on purpose, as a second reading of the policy the README states, and
+ * bounds it from above (see scroll_windows.h): a download outside these rows
+ * while the list moves means the loader broke it.
  */
 #include "scroll_windows.h"
 

@@ -13,7 +13,10 @@
  *   moving faster: only the target rows plus a quarter screen each side.
  * A target is void after a new touch, at rest, or when the list turns, as in
  * the loader. It assumes the loader's defaults (prefetch_rows and
- * slow_scroll_rows_per_second), which termlist keeps.
+ * slow_scroll_rows_per_second), which termlist keeps. These windows are an
+ * upper bound: since 0.3 the loader starts a subset of them (the target's rows
+ * only once the rest is due, its margin only on the side the list comes from,
+ * half a screen of prefetch, none after a fast motion until a slow drag).
  */
 #ifndef SCROLL_WINDOWS_H
 #define SCROLL_WINDOWS_H

@@ -13,11 +13,13 @@ extension ImageLoader {
     }
 
     /// The furthest row (exclusive) the list is known to reach: the end of the visible
-    /// range, or of a fling's landing zone when that lies further, so a fling heading
-    /// for the end asks before it gets there.
+    /// range, or of a fling's landing zone or the host's target when that lies further,
+    /// so a fling heading for the end asks before it gets there. (The target counts
+    /// before its rows are due to start: one page asked early costs little and is
+    /// slow to come.)
     func _pagingReach(in s: LoaderState) -> Int? {
         guard let visible = s.window.visible else { return nil }
-        return max(visible.upperBound, s.window.landing.upperBound)
+        return max(visible.upperBound, s.window.landing.upperBound, s.view.target?.upperBound ?? 0)
     }
 
     /// Queues the one NEED_PAGE event of this approach (ticket 0, row = the row count).

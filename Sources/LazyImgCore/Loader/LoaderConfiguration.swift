@@ -17,7 +17,8 @@ public struct LoaderConfiguration: Sendable {
     /// Connections to one host at once (HTTP/1.1). HTTP/2 servers take every download
     /// to a host on one connection, so this only limits HTTP/1.1.
     public var maxHostConnections = 10
-    /// Rows past the visible range to prefetch; nil = one screen (the visible count).
+    /// Rows past the visible range to prefetch; nil = the rows travelled in half a
+    /// second at the slow-scroll speed (half a screen by default).
     public var prefetchRows: Int? = nil
     public var timeoutMilliseconds = 15_000
     public var maxResponseBytes = 32 << 20

@@ -14,7 +14,8 @@ public struct ViewState: Sendable {
     public private(set) var target: Range<Int>?
     /// The list's length, to clamp the windows to.
     public var rowCount = 0
-    /// Rows past the visible range to prefetch at rest; nil = one screen.
+    /// Rows past the visible range to prefetch at rest; nil = what the fastest slow
+    /// motion travels in the lookahead time (half a screen by default).
     public let prefetchRows: Int?
     /// Below this speed the list loads as if at rest; 0 = one screen per second.
     public let slowRowsPerSecond: Double
@@ -26,16 +27,30 @@ public struct ViewState: Sendable {
     /// The speed at which the last deceleration ended: where this one will end too.
     private var stopSpeed: Double = 0
     private var lastDecelerating: (milliseconds: Int64, speed: Double)?
+    /// The last motion was faster than the slow-scroll speed (a fling, a fast drag, an
+    /// animated jump) and no slow drag has followed: nothing is prefetched ahead.
+    private var lastMotionWasFast = false
+    /// The resting rows and landing zone of the motion that just ended, wanted until
+    /// the host reports where the list rested: a UI reports IDLE, then its final
+    /// range, and a zone just past the last range reported would otherwise be
+    /// cancelled and started again within one frame.
+    private var landedUntilNextRange: (rest: Range<Int>, landing: Range<Int>)?
 
-    /// A prefetch window grows by the rows that scroll past in this time...
+    /// A prefetch window covers the rows that scroll past in this time: five times a
+    /// fetch and decode on the benchmark's 40 ms server, twice one on a slow mobile
+    /// link...
     static let prefetchLookaheadSeconds = 0.5
     /// ...up to this many times its length at rest.
     static let prefetchGrowthCap = 4
-    /// An estimated landing zone starts this long before the list is expected to stop
-    /// or to slow below the slow-scroll speed (when the visible rows start anyway): a
-    /// round trip, a transfer and a decode (~100 ms on the benchmark's 40 ms server)
-    /// with room for a second round of downloads. Earlier, the estimate still moves.
+    /// A landing zone (the host's target or an estimate) starts this long before the
+    /// list is expected to stop or to slow below the slow-scroll speed (when the
+    /// visible rows start anyway): a round trip, a transfer and a decode (~100 ms on
+    /// the benchmark's 40 ms server) with room for a second round of downloads.
+    /// Earlier, the estimate still moves and the fling may yet be caught.
     static let landingLeadSeconds = 0.5
+    /// The deceleration samples that time a host's target span at least this: three
+    /// frames at 60 Hz, a tenth of the lead.
+    static let targetSampleSeconds = 0.045
 
     public init(prefetchRows: Int?, slowRowsPerSecond: Double = 0) {
         self.prefetchRows = prefetchRows
@@ -48,24 +63,37 @@ public struct ViewState: Sendable {
             turn(range.lowerBound > old.lowerBound ? .forward : .backward)
         }
         visible = range
+        landedUntilNextRange = nil
     }
 
     /// A non-zero velocity sets the direction (positive = toward higher rows). While
     /// decelerating, each call is one sample of the decay.
     public mutating func setScroll(_ state: ScrollState, velocity: Double, now milliseconds: Int64) {
         if velocity > 0 { turn(.forward) } else if velocity < 0 { turn(.backward) }
+        if state != .idle && abs(velocity) >= slowSpeed {
+            lastMotionWasFast = true
+        } else if state == .dragging {
+            // A finger moving the list slowly, or holding it: the user reads on.
+            lastMotionWasFast = false
+        }
         switch state {
         case .dragging:
             // A touch: whatever was predicted for the last fling is void.
             if scroll != .dragging { target = nil }
+            landedUntilNextRange = nil
             deceleration.reset()
         case .idle:
+            if scroll != .idle {
+                let landed = window()
+                landedUntilNextRange = landed.landing.isEmpty ? nil : (landed.rest, landed.landing)
+            }
             if scroll == .decelerating, let last = lastDecelerating, milliseconds - last.milliseconds <= 100 {
                 stopSpeed = last.speed
             }
             target = nil
             deceleration.reset()
         case .decelerating:
+            landedUntilNextRange = nil
             deceleration.add(milliseconds: milliseconds, speed: abs(velocity))
             lastDecelerating = (milliseconds, abs(velocity))
         }
@@ -108,10 +136,16 @@ public struct ViewState: Sendable {
         let screen = max(1, reported.count)
         let speed = abs(velocity)
 
-        let base = max(0, prefetchRows ?? screen)
-        let grown = min(Double(base) + speed * Self.prefetchLookaheadSeconds,
-                        Double(base.multipliedClamped(Self.prefetchGrowthCap)))
-        let length = Int(clamping: grown)
+        // Prefetch is for slow motion: faster motion starts nothing but its landing
+        // zone. So by default it covers what the fastest slow motion travels in the
+        // lookahead time (rounded down, so a row cut at the screen's edge, which
+        // changes the visible count by one, does not move the window's far end). It
+        // covers that time at the present speed when that is more, up to a cap. After
+        // a fast motion it is empty until a slow drag: the next gesture is as likely
+        // another fling, which would pass the rows too fast to show them, or a turn.
+        let base = max(0, prefetchRows ?? max(1, Int(clamping: slowSpeed * Self.prefetchLookaheadSeconds)))
+        let travelled = Int(clamping: (speed * Self.prefetchLookaheadSeconds).rounded(.up))
+        let length = lastMotionWasFast ? 0 : min(max(base, travelled), base.multipliedClamped(Self.prefetchGrowthCap))
         switch direction {
         case .forward: window.ahead = (visible.upperBound..<visible.upperBound.addingClamped(length)).clamped(to: all)
         case .backward: window.ahead = (max(0, visible.lowerBound - length)..<visible.lowerBound).clamped(to: all)
@@ -119,8 +153,10 @@ public struct ViewState: Sendable {
 
         if let rest = restingRows(from: visible, screen: screen) {
             window.rest = rest.rows.clamped(to: all)
-            window.landing = (max(0, rest.rows.lowerBound - rest.margin)
-                ..< rest.rows.upperBound.addingClamped(rest.margin)).clamped(to: all)
+            window.landing = (max(0, rest.rows.lowerBound - rest.before)
+                ..< rest.rows.upperBound.addingClamped(rest.after)).clamped(to: all)
+        } else if scroll == .idle, let landed = landedUntilNextRange {
+            (window.rest, window.landing) = (landed.rest.clamped(to: all), landed.landing.clamped(to: all))
         }
 
         if scroll == .idle || speed < slowSpeed {
@@ -131,10 +167,10 @@ public struct ViewState: Sendable {
         return window
     }
 
-    /// Where the list will rest and the margin around it: the host's target at once,
-    /// else the fitted deceleration once the rest is due within the lead time.
+    /// Where the list will rest and the margins below and above it, once the rest is
+    /// due within the lead time: the host's target, else the fitted deceleration.
     private func restingRows(from visible: Range<Int>, screen: Int)
-        -> (rows: Range<Int>, margin: Int)?
+        -> (rows: Range<Int>, before: Int, after: Int)?
     {
         let last = max(0, rowCount - screen)
         if let target {
@@ -142,7 +178,12 @@ public struct ViewState: Sendable {
             // the visible count changes by one as rows are cut at the edges, and rows
             // at the zone's edge would leave and come back with it.
             let first = min(target.lowerBound, max(0, rowCount - target.count))
-            return (first..<first.addingClamped(target.count), max(1, screen / 4))
+            guard restIsDue(travelling: Double(abs(first - visible.lowerBound))) else { return nil }
+            // The toolkit knows where it rests: the margin is only the rows the list
+            // shows as it slows into place, on the side it comes from.
+            let margin = max(1, screen / 4)
+            return (first..<first.addingClamped(target.count),
+                    direction == .forward ? margin : 0, direction == .forward ? 0 : margin)
         }
         guard scroll == .decelerating, let remainder = decelerationRemainder,
               remainder.seconds <= Self.landingLeadSeconds else { return nil }
@@ -150,7 +191,31 @@ public struct ViewState: Sendable {
         let first = direction == .forward ? min(visible.lowerBound.addingClamped(rows), last)
             : max(0, min(visible.lowerBound - rows, last))
         // The further the list still travels, the less sure the estimate.
-        return (first..<first.addingClamped(screen), max(2, screen / 2) + rows / 8)
+        let margin = max(2, screen / 2) + rows / 8
+        return (first..<first.addingClamped(screen), margin, margin)
+    }
+
+    /// Whether a list decelerating toward the host's target is due to rest within the
+    /// lead time, `distance` rows from now. The target says where, not when, and a
+    /// fling is often caught or reversed on its way (then every download started for
+    /// the target is wasted): so the target's rows start when the fitted decay says
+    /// the list is that close to resting, or to slowing below the slow-scroll speed.
+    /// Samples at a steady speed time the distance at that speed. Until the samples
+    /// span `targetSampleSeconds` (a fling just released, at its fastest) nothing is
+    /// due yet: a decay fitted over less, or frames run late back to back, can
+    /// misjudge the time by a factor of several.
+    private func restIsDue(travelling distance: Double) -> Bool {
+        // Slower than that already: the visible rows load anyway, the rest is near.
+        if scroll != .idle && abs(velocity) < slowSpeed { return true }
+        guard scroll == .decelerating, deceleration.samples.count >= 3,
+              deceleration.span >= Self.targetSampleSeconds else { return false }
+        let seconds: Double
+        if let remainder = decelerationRemainder {
+            seconds = remainder.secondsToRest(travelling: distance, orSlowingTo: max(stopSpeed, slowSpeed))
+        } else {
+            seconds = velocity == 0 ? 0 : distance / abs(velocity)
+        }
+        return seconds <= Self.landingLeadSeconds
     }
 }
 

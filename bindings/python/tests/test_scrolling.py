@@ -1,5 +1,7 @@
 """Scrolling from Python: set_scroll_target and slow_scroll_rows_per_second
 decide what a request answers while the list moves."""
+import time
+
 import pytest
 
 from lazyimg import LazyImgError, Loader, ScrollState, Status
@@ -14,11 +16,19 @@ def rows(server):
 
 def test_scroll_target_rows_start_while_the_list_flies(server):
     with Loader() as loader:
-        loader.set_items(rows(server))
+        # Held by the server until the test ends: no download finishes (a 404
+        # would be remembered), so every answer below is the policy's.
+        loader.set_items([server.url(f"/slow/row/{n}.png") for n in range(ROWS)])
         loader.set_scroll_state(ScrollState.DECELERATING, 500.0)
         loader.set_visible_range(0, 5)
         assert loader.request(30).status == Status.DEFERRED
         loader.set_scroll_target(60, 5)
+        assert loader.request(61).status == Status.DEFERRED  # where, but not yet when
+        # Frames paced at 60 Hz as a UI's are, braking hard: the loader's clock
+        # times the decay, and the rest is soon.
+        for speed in (300.0, 180.0, 110.0, 65.0):
+            time.sleep(0.016)
+            loader.set_scroll_state(ScrollState.DECELERATING, speed)
         assert loader.request(61).status == Status.PENDING  # where the list will rest
         assert loader.request(31).status == Status.DEFERRED  # passed over on the way
         loader.set_scroll_target(0, 0)  # withdrawn
