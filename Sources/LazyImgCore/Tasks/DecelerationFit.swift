@@ -117,11 +117,11 @@ struct DecelerationFit {
         else { return nil }
         var exponential: (error: Double, curve: Remainder.Curve)?
         var linear: (error: Double, curve: Remainder.Curve)?
-        if let fit = Self.line(samples.map { ($0.time, log($0.speed)) }), fit.slope < -Self.minimumDecay {
+        if let fit = Self.line(through: samples, { log($0.speed) }), fit.slope < -Self.minimumDecay {
             let error = samples.reduce(0) { $0 + pow($1.speed - exp(fit.value(at: $1.time)), 2) }
             exponential = (error, .exponential(speed: exp(fit.value(at: last.time)), rate: -fit.slope))
         }
-        if let fit = Self.line(samples.map { ($0.time, $0.speed) }), fit.slope < -Self.minimumDecay {
+        if let fit = Self.line(through: samples, \.speed), fit.slope < -Self.minimumDecay {
             let error = samples.reduce(0) { $0 + pow($1.speed - fit.value(at: $1.time), 2) }
             linear = (error, .linear(speed: fit.value(at: last.time), braking: -fit.slope))
         }
@@ -148,16 +148,23 @@ struct DecelerationFit {
         func value(at x: Double) -> Double { intercept + slope * x }
     }
 
-    /// Least-squares line through `points`; nil when every x is the same.
-    private static func line(_ points: [(x: Double, y: Double)]) -> Line? {
-        let n = Double(points.count)
+    /// Least-squares line of `y` against time through `samples`; nil when every time
+    /// is the same. It reads the samples in place: this runs on the host thread at
+    /// every decelerating frame, where an array per fit was a measurable part.
+    private static func line(through samples: [Sample], _ y: (Sample) -> Double) -> Line? {
+        let n = Double(samples.count)
         // Centre x on its mean: times in seconds since boot square to large numbers.
-        let meanX = points.reduce(0) { $0 + $1.x } / n
-        let meanY = points.reduce(0) { $0 + $1.y } / n
+        var meanX = 0.0, meanY = 0.0
+        for sample in samples {
+            meanX += sample.time
+            meanY += y(sample)
+        }
+        meanX /= n
+        meanY /= n
         var sxy = 0.0, sxx = 0.0
-        for p in points {
-            sxy += (p.x - meanX) * (p.y - meanY)
-            sxx += (p.x - meanX) * (p.x - meanX)
+        for sample in samples {
+            sxy += (sample.time - meanX) * (y(sample) - meanY)
+            sxx += (sample.time - meanX) * (sample.time - meanX)
         }
         guard sxx > 0 else { return nil }
         let slope = sxy / sxx
