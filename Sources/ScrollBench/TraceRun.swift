@@ -12,6 +12,9 @@ public struct TraceRun: Sendable {
     public var blankOverall = 0
     /// The loader's work of each frame on the host thread, ns.
     public var hostNanoseconds: [Int64] = []
+    /// The same work in the host thread's CPU time, ns: without the time it waited
+    /// for a core.
+    public var hostCPUNanoseconds: [Int64] = []
     /// Frames that started more than a frame late (a busy machine).
     public var lateFrames = 0
     /// What reached the server: requests, body bytes sent, and requests for rows whose
@@ -36,6 +39,7 @@ public struct TraceRun: Sendable {
         blankAtRest += other.blankAtRest
         blankOverall += other.blankOverall
         hostNanoseconds += other.hostNanoseconds
+        hostCPUNanoseconds += other.hostCPUNanoseconds
         lateFrames += other.lateFrames
         requests += other.requests
         bytes += other.bytes

@@ -11,6 +11,7 @@ struct TraceRunner {
     func run(_ loader: ListLoader, named name: String, run: Int) -> TraceRun {
         var result = TraceRun(trace: trace.name, loader: name)
         result.hostNanoseconds.reserveCapacity(trace.frames.count)
+        result.hostCPUNanoseconds.reserveCapacity(trace.frames.count)
         var shownEver = [Bool](repeating: false, count: trace.rows)
         var previousVisible = 0..<0
         var previousMotion = ScrollFrame.Motion.idle
@@ -25,8 +26,9 @@ struct TraceRunner {
 
             let visible = trace.visibleRange(at: frame.position)
             let appeared = visible.filter { !previousVisible.contains($0) }
-            let before = monotonicNanoseconds()
+            let (before, cpuBefore) = (monotonicNanoseconds(), threadCPUNanoseconds())
             loader.frame(frame, visible: visible, appeared: appeared)
+            result.hostCPUNanoseconds.append(threadCPUNanoseconds() - cpuBefore)
             result.hostNanoseconds.append(monotonicNanoseconds() - before)
             previousVisible = visible
 

@@ -37,6 +37,7 @@ final class ScrollBenchHarnessTests: XCTestCase {
 
         let lazy = try bench.run(trace, with: .lazyimg)
         XCTAssertEqual(lazy.hostNanoseconds.count, trace.frames.count, "one timed host frame per trace frame")
+        XCTAssertEqual(lazy.hostCPUNanoseconds.count, trace.frames.count, "and its CPU time")
         XCTAssertGreaterThan(lazy.tally.tickets, 0, "the first screen's requests miss and get tickets")
         XCTAssertEqual(lazy.tally.ticketEvents, lazy.tally.tickets, "every ticket got its one event")
         XCTAssertEqual(lazy.tally.unexpectedEvents, 0)
