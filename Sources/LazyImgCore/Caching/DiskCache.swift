@@ -162,8 +162,14 @@ public final class DiskCache: Sendable {
     /// ones first to stay within the limit. Returns false when the write failed
     /// (counted), or when the entry does not fit beside the fixed overhead and the
     /// other writes in progress even with every entry evicted (nothing is evicted then).
+    ///
+    /// `durable`: the bytes reach the disk (fsync) before the entry's name does, so a
+    /// power loss keeps the entry whole or keeps the one it replaced. False for what
+    /// can be made again without the network (thumbnails): a power loss may then
+    /// leave it torn, which the first read detects and deletes; the fsync would cost
+    /// a disk round trip on the path that delivers the image.
     @discardableResult
-    public func store(_ key: Key, body: [UInt8], metadata: HTTPCacheMetadata) -> Bool {
+    public func store(_ key: Key, body: [UInt8], metadata: HTTPCacheMetadata, durable: Bool = true) -> Bool {
         guard let file = DiskCacheEntry.encode(key: Self.keyBytes(key), metadata: metadata, body: body) else { return false }
         let name = Self.fileName(key)
         scans.locked {
@@ -184,7 +190,7 @@ public final class DiskCache: Sendable {
             }
         }
         guard let (room, temp) = reservation else { return false }
-        let allocated = DiskCacheFiles.makeDirectories(shard) ? writeTemp(temp, file) : nil
+        let allocated = DiskCacheFiles.makeDirectories(shard) ? writeTemp(temp, file, durable: durable) : nil
         let stored = state.withLock { s -> Bool in
             withFileLock {
                 s.reserved -= room
@@ -381,15 +387,15 @@ public final class DiskCache: Sendable {
         publishSize()
     }
 
-    /// Writes the temp file and makes its bytes durable before the caller renames it:
-    /// without the fsync a power loss could keep the rename but not the data, leaving
-    /// an empty or partial file under the entry's name (a read would find it torn and
-    /// delete it, but the entry it replaced would be lost too). Returns the file's
-    /// allocated bytes (`st_blocks`), or nil on failure.
-    private func writeTemp(_ temp: String, _ file: [UInt8]) -> Int? {
+    /// Writes the temp file and, when `durable`, makes its bytes durable before the
+    /// caller renames it: without the fsync a power loss could keep the rename but
+    /// not the data, leaving an empty or partial file under the entry's name (a read
+    /// would find it torn and delete it, but the entry it replaced would be lost
+    /// too). Returns the file's allocated bytes (`st_blocks`), or nil on failure.
+    private func writeTemp(_ temp: String, _ file: [UInt8], durable: Bool) -> Int? {
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
-        let written = DiskCacheFiles.writeAll(fd, file) && fsync(fd) == 0
+        let written = DiskCacheFiles.writeAll(fd, file) && (!durable || fsync(fd) == 0)
         var info = stat()
         let allocated = written && fstat(fd, &info) == 0 ? Int(info.st_blocks) * 512 : 0
         return close(fd) == 0 && written ? allocated : nil
