@@ -352,9 +352,8 @@ typedef struct lazyimg_config {
                                       allocated size as `du -sk` counts it:
                                       entries rounded up to whole blocks, the
                                       directories and the journal. Exceeded by at
-                                      most one entry (more only while other
-                                      processes sharing the directory write). A
-                                      limit too small for the fixed part (8 KiB on
+                                      most one entry, also with several processes
+                                      on one directory. A limit too small for the fixed part (8 KiB on
                                       ext4) and one entry stores nothing. See the
                                       README's disk cache section. Default 256 MiB;
                                       0 = default */

@@ -9,7 +9,7 @@ import XCTest
 /// shard directories and the journal, not the entries' bytes.
 extension DiskCacheTests {
     /// `/usr/bin/du -sk` of `path`, in bytes.
-    private func diskUsage(_ path: String) throws -> Int {
+    func diskUsage(_ path: String) throws -> Int {
         let du = "/usr/bin/du"
         guard access(du, X_OK) == 0 else { throw XCTSkip("\(du) is absent: the limit as du counts it is not checked") }
         var fds: [Int32] = [0, 0]
@@ -98,6 +98,28 @@ extension DiskCacheTests {
             XCTAssertEqual(directory.files().map(\.path).sorted(), ["journal", "lock"])
             cache.removeAll()
         }
+    }
+
+    /// Another process's write in progress, as its journal records tell it: the room
+    /// it holds counts against the limit here until it is released.
+    func testRoomAnotherProcessHoldsForItsWriteCountsUntilReleased() throws {
+        let limit = 1 << 20
+        let cache = try open(limit: limit)
+        cache.loadIndex()
+        let before = cache.chargedBytes
+        let fd = Glibc.open(directory.path + "/journal", O_RDWR | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        let otherProcess = DiskCacheJournal(fd: fd)
+        let held = limit - before - 50_000
+        otherProcess.append(.reserve, DiskCache.fileName(diskCacheTestKey(7)), size: held)
+        cache.loadIndex()
+        XCTAssertEqual(cache.chargedBytes, before + held)
+        XCTAssertFalse(cache.store(diskCacheTestKey(1), body: diskCacheTestBody(6), metadata: HTTPCacheMetadata()),
+                       "90 KB does not fit beside the other process's write")
+        otherProcess.append(.release, DiskCache.fileName(diskCacheTestKey(7)), size: held)
+        XCTAssertTrue(cache.store(diskCacheTestKey(1), body: diskCacheTestBody(6), metadata: HTTPCacheMetadata()))
+        XCTAssertEqual(cache.statistics.writeErrors, 0)
     }
 
     /// What a power loss can leave when the data never reached the disk: an entry's

@@ -73,6 +73,11 @@ public final class DiskCache: Sendable {
         /// directory blocks their names may add. Writers reserve before they write,
         /// so any number of threads together stay within the limit.
         var reserved = 0
+        /// Room other processes hold for theirs, from their journal records. Forgotten
+        /// when the journal is emptied (the index is rebuilt then), and by a process
+        /// killed mid-write until then: the cache is smaller meanwhile, never larger.
+        var othersReserved = 0
+        var allReserved: Int { reserved + othersReserved }
         var isIndexed = false
         var journalGeneration: UInt64 = 0
         var journalOffset = 0
@@ -120,7 +125,7 @@ public final class DiskCache: Sendable {
     /// What the limit bounds, as last counted: the entries' allocated bytes, the
     /// writes in progress, the directories and the journal's bound.
     var chargedBytes: Int {
-        state.withLock { $0.index.totalCharge + $0.reserved + $0.space.overhead }
+        state.withLock { $0.index.totalCharge + $0.allReserved + $0.space.overhead }
     }
 
     // MARK: Reading
@@ -177,14 +182,16 @@ public final class DiskCache: Sendable {
         }
         let shard = "\(directory)/\(name.prefix(2))"
         // The room the write will take is made and held before the temp file exists,
-        // so the directory stays within the limit while it is being written.
+        // so the directory stays within the limit while it is being written; the
+        // journal tells other processes, so they hold it too.
         let reservation = state.withLock { s -> (room: Int, temp: String)? in
             withFileLock {
                 _sync(&s)
                 let room = s.space.charge(size: file.count) + s.space.directoryGrowthPerWrite
-                guard s.space.overhead + s.reserved + room <= limit else { return nil }
+                guard s.space.overhead + s.allReserved + room <= limit else { return nil }
                 _makeRoom(for: room, in: &s)
                 s.reserved += room
+                _log(.reserve, name, size: room, in: &s)
                 s.nextTemp += 1
                 return (room, "\(shard)/\(Self.tempPrefix)\(getpid()).\(s.nextTemp)")
             }
@@ -193,16 +200,16 @@ public final class DiskCache: Sendable {
         let allocated = DiskCacheFiles.makeDirectories(shard) ? writeTemp(temp, file, durable: durable) : nil
         let stored = state.withLock { s -> Bool in
             withFileLock {
-                s.reserved -= room
-                guard let allocated else { return false }
                 _sync(&s)
+                s.reserved -= room
+                _log(.release, name, size: room, in: &s)
+                guard let allocated else { return false }
                 let charge = s.space.charge(size: file.count, allocated: allocated)
                 _makeRoom(for: charge, in: &s)
                 guard rename(temp, path(of: name)) == 0 else { return false }
                 s.index.insert(name, size: file.count, charge: charge)
                 s.space.measureShard(of: name, in: directory)
-                s.journalOffset = journal.append(.add, name, size: file.count)
-                _compactJournalIfLarge(&s)
+                _log(.add, name, size: file.count, in: &s)
                 return true
             }
         }
@@ -291,6 +298,8 @@ public final class DiskCache: Sendable {
                     s.index.insert(record.name, size: record.size, charge: s.space.charge(size: record.size))
                     s.space.measureShard(of: record.name, in: directory)
                 case .remove: s.index.remove(record.name)
+                case .reserve: s.othersReserved += record.size
+                case .release: s.othersReserved = max(0, s.othersReserved - record.size)
                 }
             }
             s.journalOffset = end
@@ -310,6 +319,7 @@ public final class DiskCache: Sendable {
                         in s: inout State) {
         s.index = index
         s.space = space
+        s.othersReserved = 0
         s.isIndexed = true
         s.journalGeneration = generation
         s.journalOffset = journalOffset
@@ -326,7 +336,7 @@ public final class DiskCache: Sendable {
     /// until no entry is left.
     private func _makeRoom(for room: Int, in s: inout State) {
         var evicted: UInt64 = 0
-        while s.index.totalCharge + s.reserved + s.space.overhead + room > limit, let victim = s.index.oldestName {
+        while s.index.totalCharge + s.allReserved + s.space.overhead + room > limit, let victim = s.index.oldestName {
             _remove(victim, in: &s)
             evicted += 1
         }
@@ -359,12 +369,18 @@ public final class DiskCache: Sendable {
     private func _remove(_ name: String, in s: inout State) {
         unlink(path(of: name))
         s.index.remove(name)
-        s.journalOffset = journal.append(.remove, name, size: 0)
+        _log(.remove, name, size: 0, in: &s)
+    }
+
+    /// Appends a record for the other processes (after `_sync`: the offset then
+    /// stays this process's replay point), emptying the journal once past its bound.
+    private func _log(_ operation: DiskCacheJournal.Operation, _ name: String, size: Int, in s: inout State) {
+        s.journalOffset = journal.append(operation, name, size: size)
         _compactJournalIfLarge(&s)
     }
 
-    /// Empties the journal once past its bound: called after every append, so it
-    /// never takes more than the room `DiskCacheSpace` counts for it.
+    /// Empties the journal once past its bound, so it never takes more than the room
+    /// `DiskCacheSpace` counts for it.
     private func _compactJournalIfLarge(_ s: inout State) {
         guard s.journalOffset > s.space.journalCompactAt else { return }
         s.journalGeneration &+= 1

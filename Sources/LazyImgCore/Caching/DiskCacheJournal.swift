@@ -1,7 +1,8 @@
 import Glibc
 
 /// The log through which processes sharing one cache directory tell each other what
-/// they added and removed, so each keeps an exact total without rescanning.
+/// they added and removed, and the room their writes in progress hold, so each keeps
+/// an exact total without rescanning.
 ///
 /// Only read and written with the directory's file lock held. A header (magic and a
 /// generation) is followed by fixed 64-byte records; a record torn by a crash is
@@ -14,6 +15,9 @@ struct DiskCacheJournal {
     enum Operation: UInt8 {
         case add = 1
         case remove = 2
+        /// Room held for a write in progress (its size), and given back.
+        case reserve = 3
+        case release = 4
     }
 
     struct Record {
