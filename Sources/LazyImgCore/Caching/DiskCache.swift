@@ -16,12 +16,17 @@ import Glibc
 /// - An entry is written to a temp file and renamed into place, so readers see the
 ///   old file or the new one, never half of one; its length and CRC-32 are checked
 ///   on every read, and a torn or damaged file is deleted, never returned.
-/// - Least recently used entries are evicted before a write that would pass the
-///   limit, so the directory exceeds the limit by at most the temp files being
-///   written (one per writing thread).
+/// - The limit bounds the directory as `du` counts it (`DiskCacheSpace`): entries
+///   in whole blocks, directories, the journal's bound, and room reserved for every
+///   write in progress in any process (through the journal) before its temp file
+///   is made, least recently used entries evicted first. So the directory passes
+///   the limit by at most one entry (a file system allocating more than the
+///   rounded size). A limit too small for the fixed part and one entry stores
+///   nothing.
 /// - A failed write (disk full, read-only) is counted and leaves every existing
 ///   entry as it was.
-/// - No fsync: power loss may lose recent entries (detected as torn and deleted).
+/// - A durable write is fsync'd before its rename, so a power loss keeps the new
+///   entry or the one it replaced; anything torn all the same is deleted on read.
 ///
 /// Blocking: every method does file I/O except `statistics`; call them off the
 /// host's thread.
