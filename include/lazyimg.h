@@ -352,7 +352,14 @@ typedef struct lazyimg_config {
                                       and shareable by processes; created when
                                       missing. lazyimg_loader_create fails with IO
                                       when it cannot be created, written or locked */
-    uint64_t disk_cache_bytes;     /* the disk cache's limit; default 256 MiB;
+    uint64_t disk_cache_bytes;     /* the disk cache's limit on the directory's
+                                      allocated size as `du -sk` counts it:
+                                      entries rounded up to whole blocks, the
+                                      directories and the journal. Exceeded by at
+                                      most one entry, also with several processes
+                                      on one directory. A limit too small for the fixed part (8 KiB on
+                                      ext4) and one entry stores nothing. See the
+                                      README's disk cache section. Default 256 MiB;
                                       0 = default */
     uint32_t disk_cache_serve_stale; /* 1 (default): when the network fails or the
                                       server answers 5xx, a stale disk copy answers

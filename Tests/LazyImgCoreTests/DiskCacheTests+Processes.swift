@@ -78,6 +78,7 @@ extension DiskCacheTests {
             XCTAssertEqual(seen, wanted, "iteration \(iteration): the writer died early")
             // At most the one entry being written may be over: its temp file.
             XCTAssertLessThanOrEqual(bytesInSubdirectories(), limit + 100_000, "iteration \(iteration)")
+            XCTAssertLessThanOrEqual(try diskUsage(directory.path), limit + 100_000, "du, iteration \(iteration)")
         }
         let found = try checkIntact(keys: 0..<60, limit: limit)
         XCTAssertGreaterThan(found, 0)
@@ -93,6 +94,7 @@ extension DiskCacheTests {
             ])
         }
         for child in children { XCTAssertEqual(child.wait(), 0, "a writer read a wrong body, or failed") }
+        XCTAssertLessThanOrEqual(try diskUsage(directory.path), limit, "du, each holding room for the other's writes")
         let found = try checkIntact(keys: 0..<140, limit: limit)
         XCTAssertGreaterThan(found, 0)
         let cache = try DiskCache(directory: directory.path, limit: limit)

@@ -16,12 +16,17 @@ import Glibc
 /// - An entry is written to a temp file and renamed into place, so readers see the
 ///   old file or the new one, never half of one; its length and CRC-32 are checked
 ///   on every read, and a torn or damaged file is deleted, never returned.
-/// - Least recently used entries are evicted before a write that would pass the
-///   limit, so the directory exceeds the limit by at most the temp files being
-///   written (one per writing thread).
+/// - The limit bounds the directory as `du` counts it (`DiskCacheSpace`): entries
+///   in whole blocks, directories, the journal's bound, and room reserved for every
+///   write in progress in any process (through the journal) before its temp file
+///   is made, least recently used entries evicted first. So the directory passes
+///   the limit by at most one entry (a file system allocating more than the
+///   rounded size). A limit too small for the fixed part and one entry stores
+///   nothing.
 /// - A failed write (disk full, read-only) is counted and leaves every existing
 ///   entry as it was.
-/// - No fsync: power loss may lose recent entries (detected as torn and deleted).
+/// - A durable write is fsync'd before its rename, so a power loss keeps the new
+///   entry or the one it replaced; anything torn all the same is deleted on read.
 ///
 /// Blocking: every method does file I/O except `statistics`; call them off the
 /// host's thread.
@@ -68,6 +73,16 @@ public final class DiskCache: Sendable {
 
     private struct State {
         var index = DiskCacheIndex()
+        var space: DiskCacheSpace
+        /// Room held for this process's writes in progress: their temp files and the
+        /// directory blocks their names may add. Writers reserve before they write,
+        /// so any number of threads together stay within the limit.
+        var reserved = 0
+        /// Room other processes hold for theirs, from their journal records. Forgotten
+        /// when the journal is emptied (the index is rebuilt then), and by a process
+        /// killed mid-write until then: the cache is smaller meanwhile, never larger.
+        var othersReserved = 0
+        var allReserved: Int { reserved + othersReserved }
         var isIndexed = false
         var journalGeneration: UInt64 = 0
         var journalOffset = 0
@@ -78,7 +93,7 @@ public final class DiskCache: Sendable {
     public let limit: Int
     private let lockFD: Int32
     private let journal: DiskCacheJournal
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// Kept apart from `state` so a stats call never waits behind file I/O.
     private let published = Locked(Statistics())
     /// Writes wait on it while `loadIndex` scans without holding `state`.
@@ -101,6 +116,7 @@ public final class DiskCache: Sendable {
         self.limit = limit
         self.lockFD = lockFD
         self.journal = DiskCacheJournal(fd: journalFD)
+        self.state = Locked(State(space: DiskCacheSpace(directory: directory, limit: limit)))
         withFileLock { _ = journal.generation() }
     }
 
@@ -110,6 +126,12 @@ public final class DiskCache: Sendable {
     }
 
     public var statistics: Statistics { published.withLock { $0 } }
+
+    /// What the limit bounds, as last counted: the entries' allocated bytes, the
+    /// writes in progress, the directories and the journal's bound.
+    var chargedBytes: Int {
+        state.withLock { $0.index.totalCharge + $0.allReserved + $0.space.overhead }
+    }
 
     // MARK: Reading
 
@@ -147,42 +169,52 @@ public final class DiskCache: Sendable {
     // MARK: Writing
 
     /// Stores `body` under `key`, replacing any entry, evicting least recently used
-    /// ones first to stay within the limit. Returns false (counted) when the write
-    /// failed or the entry alone is larger than the whole cache.
+    /// ones first to stay within the limit. Returns false when the write failed
+    /// (counted), or when the entry does not fit beside the fixed overhead and the
+    /// other writes in progress even with every entry evicted (nothing is evicted then).
+    ///
+    /// `durable`: the bytes reach the disk (fsync) before the entry's name does, so a
+    /// power loss keeps the entry whole or keeps the one it replaced. False for what
+    /// can be made again without the network (thumbnails): a power loss may then
+    /// leave it torn, which the first read detects and deletes; the fsync would cost
+    /// a disk round trip on the path that delivers the image.
     @discardableResult
-    public func store(_ key: Key, body: [UInt8], metadata: HTTPCacheMetadata) -> Bool {
-        guard let file = DiskCacheEntry.encode(key: Self.keyBytes(key), metadata: metadata, body: body),
-              file.count <= limit
-        else { return false }
+    public func store(_ key: Key, body: [UInt8], metadata: HTTPCacheMetadata, durable: Bool = true) -> Bool {
+        guard let file = DiskCacheEntry.encode(key: Self.keyBytes(key), metadata: metadata, body: body) else { return false }
         let name = Self.fileName(key)
         scans.locked {
             while scanning > 0 { scans.wait() }
         }
         let shard = "\(directory)/\(name.prefix(2))"
-        let temp = state.withLock { s -> String in
-            s.nextTemp += 1
-            return "\(shard)/\(Self.tempPrefix)\(getpid()).\(s.nextTemp)"
+        // The room the write will take is made and held before the temp file exists,
+        // so the directory stays within the limit while it is being written; the
+        // journal tells other processes, so they hold it too.
+        let reservation = state.withLock { s -> (room: Int, temp: String)? in
+            withFileLock {
+                _sync(&s)
+                let room = s.space.charge(size: file.count) + s.space.directoryGrowthPerWrite
+                guard s.space.overhead + s.allReserved + room <= limit else { return nil }
+                _makeRoom(for: room, in: &s)
+                s.reserved += room
+                _log(.reserve, name, size: room, in: &s)
+                s.nextTemp += 1
+                return (room, "\(shard)/\(Self.tempPrefix)\(getpid()).\(s.nextTemp)")
+            }
         }
-        guard DiskCacheFiles.makeDirectories(shard), writeTemp(temp, file) else {
-            unlink(temp)
-            published.withLock { $0.writeErrors += 1 }
-            return false
-        }
+        guard let (room, temp) = reservation else { return false }
+        let allocated = DiskCacheFiles.makeDirectories(shard) ? writeTemp(temp, file, durable: durable) : nil
         let stored = state.withLock { s -> Bool in
             withFileLock {
                 _sync(&s)
-                var evicted: UInt64 = 0
-                // The entry being replaced goes with the rename: it does not count.
-                s.index.remove(name)
-                while s.index.totalSize + file.count > limit, let victim = s.index.oldestName {
-                    _remove(victim, in: &s)
-                    evicted += 1
-                }
+                s.reserved -= room
+                _log(.release, name, size: room, in: &s)
+                guard let allocated else { return false }
+                let charge = s.space.charge(size: file.count, allocated: allocated)
+                _makeRoom(for: charge, in: &s)
                 guard rename(temp, path(of: name)) == 0 else { return false }
-                s.index.insert(name, size: file.count)
-                s.journalOffset = journal.append(.add, name, size: file.count)
-                _compactJournalIfLarge(&s)
-                published.withLock { $0.evictions += evicted }
+                s.index.insert(name, size: file.count, charge: charge)
+                s.space.measureShard(of: name, in: directory)
+                _log(.add, name, size: file.count, in: &s)
                 return true
             }
         }
@@ -230,8 +262,8 @@ public final class DiskCache: Sendable {
     /// wait: they need the total); what changed during it is replayed from the
     /// journal afterwards.
     public func loadIndex() {
-        let start = state.withLock { s -> (generation: UInt64, offset: Int)? in
-            s.isIndexed ? nil : withFileLock { (journal.generation(), journal.end()) }
+        let start = state.withLock { s -> (generation: UInt64, offset: Int, space: DiskCacheSpace)? in
+            s.isIndexed ? nil : withFileLock { (journal.generation(), journal.end(), s.space) }
         }
         guard let start else {
             state.withLock { s in withFileLock { _sync(&s) } }
@@ -239,12 +271,12 @@ public final class DiskCache: Sendable {
             return
         }
         scans.locked { scanning += 1 }
-        let scanned = scanDirectory()
+        let scanned = scanDirectory(start.space)
         state.withLock { s in
             withFileLock {
                 // Unless a write built the index meanwhile, or the journal was emptied.
                 if !s.isIndexed && journal.generation() == start.generation {
-                    _adopt(scanned, generation: start.generation, journalOffset: start.offset, in: &s)
+                    _adopt(scanned.index, scanned.space, generation: start.generation, journalOffset: start.offset, in: &s)
                 }
                 _sync(&s)
                 _evictToLimit(&s)
@@ -267,8 +299,12 @@ public final class DiskCache: Sendable {
             let end = journal.end()
             for record in journal.records(from: s.journalOffset, to: end) {
                 switch record.operation {
-                case .add: s.index.insert(record.name, size: record.size)
+                case .add:
+                    s.index.insert(record.name, size: record.size, charge: s.space.charge(size: record.size))
+                    s.space.measureShard(of: record.name, in: directory)
                 case .remove: s.index.remove(record.name)
+                case .reserve: s.othersReserved += record.size
+                case .release: s.othersReserved = max(0, s.othersReserved - record.size)
                 }
             }
             s.journalOffset = end
@@ -279,12 +315,16 @@ public final class DiskCache: Sendable {
 
     /// The index from a scan of the directory, then the limit restored.
     private func _rebuild(_ s: inout State, generation: UInt64) {
-        _adopt(scanDirectory(), generation: generation, journalOffset: journal.end(), in: &s)
+        let scanned = scanDirectory(s.space)
+        _adopt(scanned.index, scanned.space, generation: generation, journalOffset: journal.end(), in: &s)
         _evictToLimit(&s)
     }
 
-    private func _adopt(_ index: DiskCacheIndex, generation: UInt64, journalOffset: Int, in s: inout State) {
+    private func _adopt(_ index: DiskCacheIndex, _ space: DiskCacheSpace, generation: UInt64, journalOffset: Int,
+                        in s: inout State) {
         s.index = index
+        s.space = space
+        s.othersReserved = 0
         s.isIndexed = true
         s.journalGeneration = generation
         s.journalOffset = journalOffset
@@ -293,41 +333,61 @@ public final class DiskCache: Sendable {
     /// A process killed between its rename and its journal record leaves a file no
     /// one counted: a scan counts it, and the limit is restored here.
     private func _evictToLimit(_ s: inout State) {
+        _makeRoom(for: 0, in: &s)
+    }
+
+    /// Evicts least recently used entries until `room` more bytes fit within the
+    /// limit beside the entries, the writes in progress and the fixed overhead, or
+    /// until no entry is left.
+    private func _makeRoom(for room: Int, in s: inout State) {
         var evicted: UInt64 = 0
-        while s.index.totalSize > limit, let victim = s.index.oldestName {
+        while s.index.totalCharge + s.allReserved + s.space.overhead + room > limit, let victim = s.index.oldestName {
             _remove(victim, in: &s)
             evicted += 1
         }
-        published.withLock { $0.evictions += evicted }
+        if evicted > 0 { published.withLock { $0.evictions += evicted } }
     }
 
-    /// One pass over the shards: name, size and modification time of every entry,
-    /// inserted oldest first, and temp files of dead processes removed. Files are not
-    /// opened; reads check them.
-    private func scanDirectory() -> DiskCacheIndex {
-        var found: [(name: String, size: Int, modified: Int64)] = []
+    /// One pass over the shards: name, size, allocated size and modification time of
+    /// every entry, inserted oldest first, the directories measured, and temp files of
+    /// dead processes removed. Files are not opened; reads check them.
+    private func scanDirectory(_ space: DiskCacheSpace) -> (index: DiskCacheIndex, space: DiskCacheSpace) {
+        var space = space
+        var found: [(name: String, size: Int, charge: Int, modified: Int64)] = []
         for shard in Self.shards {
             for name in DiskCacheFiles.list("\(directory)/\(shard)") {
                 if Self.isAbandonedTemp(name) { unlink("\(directory)/\(shard)/\(name)") }
                 guard name.utf8.count == Self.nameLength, !name.hasPrefix(Self.tempPrefix) else { continue }
                 if let file = DiskCacheFiles.sizeAndModified("\(directory)/\(shard)/\(name)") {
-                    found.append((name, file.size, file.modified))
+                    found.append((name, file.size, space.charge(size: file.size, allocated: file.allocated), file.modified))
                 }
             }
         }
         var index = DiskCacheIndex()
-        for file in found.sorted(by: { $0.modified < $1.modified }) { index.insert(file.name, size: file.size) }
-        return index
+        for file in found.sorted(by: { $0.modified < $1.modified }) {
+            index.insert(file.name, size: file.size, charge: file.charge)
+        }
+        space.measureAll(directory)
+        return (index, space)
     }
 
     private func _remove(_ name: String, in s: inout State) {
         unlink(path(of: name))
         s.index.remove(name)
-        s.journalOffset = journal.append(.remove, name, size: 0)
+        _log(.remove, name, size: 0, in: &s)
     }
 
+    /// Appends a record for the other processes (after `_sync`: the offset then
+    /// stays this process's replay point), emptying the journal once past its bound.
+    private func _log(_ operation: DiskCacheJournal.Operation, _ name: String, size: Int, in s: inout State) {
+        s.journalOffset = journal.append(operation, name, size: size)
+        _compactJournalIfLarge(&s)
+    }
+
+    /// Empties the journal once past its bound, so it never takes more than the room
+    /// `DiskCacheSpace` counts for it.
     private func _compactJournalIfLarge(_ s: inout State) {
-        guard s.journalOffset > DiskCacheJournal.compactAt else { return }
+        guard s.journalOffset > s.space.journalCompactAt else { return }
         s.journalGeneration &+= 1
         journal.reset(generation: s.journalGeneration)
         s.journalOffset = journal.end()
@@ -348,11 +408,18 @@ public final class DiskCache: Sendable {
         publishSize()
     }
 
-    private func writeTemp(_ temp: String, _ file: [UInt8]) -> Bool {
+    /// Writes the temp file and, when `durable`, makes its bytes durable before the
+    /// caller renames it: without the fsync a power loss could keep the rename but
+    /// not the data, leaving an empty or partial file under the entry's name (a read
+    /// would find it torn and delete it, but the entry it replaced would be lost
+    /// too). Returns the file's allocated bytes (`st_blocks`), or nil on failure.
+    private func writeTemp(_ temp: String, _ file: [UInt8], durable: Bool) -> Int? {
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
-        let written = DiskCacheFiles.writeAll(fd, file)
-        return close(fd) == 0 && written
+        guard fd >= 0 else { return nil }
+        let written = DiskCacheFiles.writeAll(fd, file) && (!durable || fsync(fd) == 0)
+        var info = stat()
+        let allocated = written && fstat(fd, &info) == 0 ? Int(info.st_blocks) * 512 : 0
+        return close(fd) == 0 && written ? allocated : nil
     }
 
     private static let tempPrefix = ".tmp-"
@@ -385,7 +452,7 @@ public final class DiskCache: Sendable {
 
     // MARK: Naming
 
-    private static let shards: [String] = (0..<256).map { hex([UInt8($0)]) }
+    static let shards: [String] = (0..<256).map { hex([UInt8($0)]) }
     private static let nameLength = 32 + 1 + 16
 
     static func fileName(_ key: Key) -> String {

@@ -50,11 +50,12 @@ enum DiskCacheFiles {
         return names
     }
 
-    /// Size and modification time (seconds, nanoseconds) of a file; nil when absent.
-    static func sizeAndModified(_ path: String) -> (size: Int, modified: Int64)? {
+    /// Size, allocated bytes (`st_blocks`) and modification time (nanoseconds) of a
+    /// file; nil when absent.
+    static func sizeAndModified(_ path: String) -> (size: Int, allocated: Int, modified: Int64)? {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return (Int(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        return (Int(info.st_size), Int(info.st_blocks) * 512, Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
     static func inode(_ path: String) -> UInt64? {

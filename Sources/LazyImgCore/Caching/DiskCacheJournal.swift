@@ -1,18 +1,23 @@
 import Glibc
 
 /// The log through which processes sharing one cache directory tell each other what
-/// they added and removed, so each keeps an exact total without rescanning.
+/// they added and removed, and the room their writes in progress hold, so each keeps
+/// an exact total without rescanning.
 ///
 /// Only read and written with the directory's file lock held. A header (magic and a
 /// generation) is followed by fixed 64-byte records; a record torn by a crash is
 /// overwritten by the next append, which writes at the last whole record's end. When
-/// the log grows large it is emptied and its generation bumped: a process that sees
+/// the log grows past a bound (`DiskCacheSpace.journalCompactAt`: its blocks count
+/// against the cache's limit) it is emptied and its generation bumped: a process that sees
 /// another generation than it knew rebuilds its index from the directory instead.
 /// The directory itself stays the truth; the log only spares the scans.
 struct DiskCacheJournal {
     enum Operation: UInt8 {
         case add = 1
         case remove = 2
+        /// Room held for a write in progress (its size), and given back.
+        case reserve = 3
+        case release = 4
     }
 
     struct Record {
@@ -24,8 +29,6 @@ struct DiskCacheJournal {
     static let headerSize = 64
     static let recordSize = 64
     static let maxNameBytes = 52
-    /// Past this the log is emptied (16k records).
-    static let compactAt = 1 << 20
     private static let magic: [UInt8] = Array("LZDJ".utf8)
 
     let fd: Int32

@@ -65,7 +65,9 @@ extension ImageLoader {
             return .miss
         }
         if storesThumbnails(key) {
-            disk.store(thumbnailKey, body: DiskCacheThumbnail.encode(image), metadata: original.metadata)
+            // Not fsync'd: it is made again from the original if a power loss tears it.
+            disk.store(thumbnailKey, body: DiskCacheThumbnail.encode(image), metadata: original.metadata,
+                       durable: false)
         }
         return .image(image, decoded: true)
     }
@@ -125,7 +127,7 @@ extension ImageLoader {
         diskCache.store(DiskCache.Key(url: key.url), body: bytes, metadata: metadata)
         if let image, storesThumbnails(key) {
             diskCache.store(DiskCache.Key(url: key.url, variant: DiskCacheThumbnail.variant(key.options)),
-                            body: DiskCacheThumbnail.encode(image), metadata: metadata)
+                            body: DiskCacheThumbnail.encode(image), metadata: metadata, durable: false)
         }
     }
 
