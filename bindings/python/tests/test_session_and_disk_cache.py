@@ -2,6 +2,9 @@
 server with the real library: the server's hit counts prove what was
 downloaded, shared or read from disk."""
 import gc
+import os
+import shutil
+import subprocess
 import warnings
 
 import pytest
@@ -157,23 +160,41 @@ def test_the_sessions_max_concurrent_downloads_holds_for_all_its_loaders(server,
     assert len(server.client_ports) == 2 and len(set(server.client_ports)) == limit
 
 
-@pytest.mark.parametrize("limit, downloaded_again", [(0, []), (2500, [0])])  # 0: 256 MiB
-def test_the_sessions_disk_cache_bytes_evicts_the_least_recently_used(server, tmp_path, limit, downloaded_again):
-    # The three images take 3,122 bytes on disk (originals and 20-pixel
-    # thumbnails): 2,500 holds the last two.
+def du_bytes(path):
+    """What `du` says the directory takes, in bytes (allocated blocks)."""
+    return int(subprocess.run(["du", "-sk", str(path)], check=True, capture_output=True,
+                              text=True).stdout.split()[0]) * 1024
+
+
+@pytest.mark.skipif(shutil.which("du") is None, reason="needs the du command")
+def test_the_sessions_disk_cache_bytes_bounds_the_directory_as_du_counts_it(server, tmp_path):
+    # The limit counts allocated blocks and directories, so what three images take
+    # depends on the file system: learn it from an unbounded cache first.
     urls = [server.url(path) for path in (RED, GREEN, "/blue.png")]
-    with Session(disk_cache_dir=tmp_path, disk_cache_bytes=limit) as session:
-        with thumbnail_loader(20, session=session) as loader:
-            loader.set_items(urls)
-            for row in range(3):  # one after another: red is the oldest
-                load(loader, [row])
-        with thumbnail_loader(20, session=session) as loader:
-            stats = loader.get_stats()
-            assert stats.disk_cache_bytes <= (limit or 256 << 20)
-            assert (stats.disk_evictions > 0) == bool(downloaded_again)
-            loader.set_items(urls)
-            events = load(loader, range(3))
-            assert [row for row in range(3) if events[row].source == Source.NETWORK] == downloaded_again
+
+    def fill(directory, limit):
+        with Session(disk_cache_dir=directory, disk_cache_bytes=limit) as session:
+            with thumbnail_loader(20, session=session) as loader:
+                loader.set_items(urls)
+                for row in range(3):  # one after another: red is the oldest
+                    load(loader, [row])
+            with thumbnail_loader(20, session=session) as loader:
+                before = loader.get_stats()
+                loader.set_items(urls)
+                events = load(loader, range(3))
+                return before, events
+
+    unbounded, events = fill(tmp_path / "all", 0)  # 0: the default, 256 MiB
+    assert unbounded.disk_evictions == 0
+    assert [events[row].source for row in range(3)] == [Source.DISK] * 3
+    needed = du_bytes(tmp_path / "all")
+
+    limit = needed - 1
+    bounded, events = fill(tmp_path / "bounded", limit)
+    assert bounded.disk_evictions > 0, "three images do not fit in one byte less"
+    assert all(events[row].image is not None for row in range(3))
+    block = os.statvfs(tmp_path).f_frsize
+    assert du_bytes(tmp_path / "bounded") <= limit + block, "over by at most one entry (one block here)"
 
 
 def test_serve_stale_answers_from_disk_when_the_server_is_gone(server, tmp_path):
