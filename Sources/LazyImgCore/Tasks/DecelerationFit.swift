@@ -15,6 +15,9 @@ struct DecelerationFit {
         let time: Double
         /// Rows per second, without sign.
         let speed: Double
+        /// Its logarithm, taken once here: every frame of a deceleration fits all the
+        /// samples again, on the host thread.
+        let logSpeed: Double
     }
 
     /// What the fit expects from now on.
@@ -106,7 +109,7 @@ struct DecelerationFit {
     mutating func add(milliseconds: Int64, speed: Double) {
         guard speed.isFinite, speed > 0 else { return }
         if samples.count == Self.capacity { samples.removeFirst() }
-        samples.append(Sample(time: Double(milliseconds) / 1000, speed: speed))
+        samples.append(Sample(time: Double(milliseconds) / 1000, speed: speed, logSpeed: log(speed)))
     }
 
     /// The rows left until the speed falls to `stopSpeed` (where the list stops),
@@ -117,7 +120,7 @@ struct DecelerationFit {
         else { return nil }
         var exponential: (error: Double, curve: Remainder.Curve)?
         var linear: (error: Double, curve: Remainder.Curve)?
-        if let fit = Self.line(through: samples, { log($0.speed) }), fit.slope < -Self.minimumDecay {
+        if let fit = Self.line(through: samples, \.logSpeed), fit.slope < -Self.minimumDecay {
             let error = samples.reduce(0) { $0 + pow($1.speed - exp(fit.value(at: $1.time)), 2) }
             exponential = (error, .exponential(speed: exp(fit.value(at: last.time)), rate: -fit.slope))
         }
