@@ -161,7 +161,7 @@ int main(void) {
     image_server *server = image_server_start();
     if (!server) return 1;
     for (int i = 0; i < ROWS; i++) {
-        snprintf(urls[i], sizeof urls[i], "http://127.0.0.1:%d/img/%d.jpg", image_server_port(server), i);
+        image_server_jpeg_url(server, i, urls[i], sizeof urls[i]);
         rows[i] = urls[i];
     }
     char root[64], dir[128];

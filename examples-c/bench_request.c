@@ -48,7 +48,7 @@ int main(void) {
     char urls[ROWS][64];
     const char *rows[ROWS];
     for (int i = 0; i < ROWS; i++) {
-        snprintf(urls[i], sizeof urls[i], "http://127.0.0.1:%d/img/%d.jpg", image_server_port(server), i);
+        image_server_jpeg_url(server, i, urls[i], sizeof urls[i]);
         rows[i] = urls[i];
     }
 

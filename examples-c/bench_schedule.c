@@ -164,7 +164,7 @@ int main(void) {
     static char urls[ROWS][64];
     static const char *rows[ROWS];
     for (int i = 0; i < ROWS; i++) {
-        snprintf(urls[i], sizeof urls[i], "http://127.0.0.1:%d/img/%d.jpg", image_server_port(server), i);
+        image_server_jpeg_url(server, i, urls[i], sizeof urls[i]);
         rows[i] = urls[i];
     }
     lazyimg_config cfg;
@@ -210,7 +210,7 @@ int main(void) {
     uint64_t *tickets = malloc(sizeof *tickets * PENDING);
     if (!pending_urls || !pending_rows || !tickets) return 1;
     for (int i = 0; i < PENDING; i++) {
-        snprintf(pending_urls[i], sizeof pending_urls[i], "http://127.0.0.1:%d/img/%d.jpg", image_server_port(server), i);
+        image_server_jpeg_url(server, i, pending_urls[i], sizeof pending_urls[i]);
         pending_rows[i] = pending_urls[i];
     }
     if (lazyimg_loader_create(&cfg, &loader) != LAZYIMG_OK) return 1;

@@ -133,6 +133,11 @@ int image_server_port(const image_server *s)
     return s == NULL ? -1 : s->port;
 }
 
+void image_server_jpeg_url(const image_server *s, int n, char *buf, size_t size)
+{
+    snprintf(buf, size, "http://127.0.0.1:%d/img/%d.jpg", image_server_port(s), n);
+}
+
 /* ------------------------------------------------------------- answers */
 
 /* The colour of image number n. */

@@ -22,6 +22,8 @@
 #ifndef IMAGE_SERVER_H
 #define IMAGE_SERVER_H
 
+#include <stddef.h>
+
 typedef struct image_server image_server;
 
 /* Starts the server; NULL on failure (the reason is printed to stderr). */
@@ -29,6 +31,10 @@ image_server *image_server_start(void);
 
 /* The port it listens on. */
 int image_server_port(const image_server *server);
+
+/* Writes row `n`'s URL, "http://127.0.0.1:<port>/img/<n>.jpg" (a JPEG made for
+ * n), into `buf` of `size` bytes. */
+void image_server_jpeg_url(const image_server *server, int n, char *buf, size_t size);
 
 /* Requests seen so far for `path` (e.g. "/img/3.jpg"), whatever the answer. */
 unsigned image_server_hits(image_server *server, const char *path);
