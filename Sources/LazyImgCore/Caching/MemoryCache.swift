@@ -2,31 +2,30 @@
 /// the least recently used first, as second-chance (CLOCK) approximates it. Not
 /// thread-safe: the loader keeps it inside its state lock.
 ///
-/// Entries live in one array linked by index in the order they were stored. A hit
+/// The keys live in `RecencySlots`, linked in the order they were stored (or given
+/// a second chance); what a hit reads lives in `entries`, at the same slot. A hit
 /// only sets the entry's `referenced` bit, and only when it is clear, instead of
-/// relinking three entries on every hit; eviction gives an entry with the bit set a
+/// relinking three slots on every hit; eviction gives an entry with the bit set a
 /// second chance, clearing the bit and moving it to the newest end, and evicts the
 /// oldest one without.
 public struct MemoryCache {
     private struct Entry {
-        var key: CacheKey
+        /// nil once the entry left; its generation stays, so a `CacheSlotRef` taken
+        /// before still misses.
         var image: DecodedImage?
         var cost: Int
         /// Which store this is, for `CacheSlotRef`: unique per insert.
         var generation: UInt64
         /// Used since it was stored or last given a second chance.
         var referenced = false
-        var newer: Int  // toward `newest`; -1 at the end
-        var older: Int  // toward `oldest`; -1 at the end
     }
 
     public private(set) var capacity: Int
     public private(set) var totalCost = 0
+    /// Indexed by the slots of `keys`.
     private var entries: [Entry] = []
-    private var freeSlots: [Int] = []
+    private var keys = RecencySlots<CacheKey>()
     private var slotByKey: [CacheKey: Int] = [:]
-    private var newest = -1
-    private var oldest = -1
     /// The session's memory budget and what this cache tells it; nil for a loader
     /// without a session. One reference, apart from the entries: the hit path's data
     /// stays as it was.
@@ -82,18 +81,11 @@ public struct MemoryCache {
         // entry had its second chance, the new one would be the oldest unmarked.
         evictUnreported(downTo: capacity - cost)
         lastGeneration += 1
-        let entry = Entry(key: key, image: image, cost: cost, generation: lastGeneration, newer: -1, older: -1)
-        let slot: Int
-        if let reused = freeSlots.popLast() {
-            slot = reused
-            entries[slot] = entry
-        } else {
-            slot = entries.count
-            entries.append(entry)
-        }
+        let entry = Entry(image: image, cost: cost, generation: lastGeneration)
+        let slot = keys.insertAsNewest(key)
+        if slot < entries.count { entries[slot] = entry } else { entries.append(entry) }
         session?.stamp(slot)
         slotByKey[key] = slot
-        linkAsNewest(slot)
         totalCost += cost
     }
 
@@ -119,21 +111,20 @@ public struct MemoryCache {
 
     private mutating func removeUnreported(_ key: CacheKey) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
-        if slot == oldest { session?.evictedOldest(slot) }
-        unlink(slot)
+        if slot == keys.oldest { session?.evictedOldest(slot) }
+        keys.remove(slot)
         totalCost -= entries[slot].cost
         entries[slot].image = nil
-        freeSlots.append(slot)
     }
 
     /// Evicts the oldest entries not used since they were stored or last given a
     /// second chance, until at most `limit` bytes remain.
     private mutating func evictUnreported(downTo limit: Int) {
-        while totalCost > limit, oldest >= 0 {
-            if entries[oldest].referenced {
-                giveSecondChance(oldest)
+        while totalCost > limit, keys.oldest >= 0 {
+            if entries[keys.oldest].referenced {
+                giveSecondChance(keys.oldest)
             } else {
-                removeUnreported(entries[oldest].key)
+                removeUnreported(keys[keys.oldest])
             }
         }
     }
@@ -143,24 +134,7 @@ public struct MemoryCache {
     /// cache evicted meanwhile (`SessionShare.tick(of:)`), no later.
     private mutating func giveSecondChance(_ slot: Int) {
         entries[slot].referenced = false
-        unlink(slot)
-        linkAsNewest(slot)
-    }
-
-    private mutating func unlink(_ slot: Int) {
-        let (newer, older) = (entries[slot].newer, entries[slot].older)
-        if newer >= 0 { entries[newer].older = older } else { newest = older }
-        if older >= 0 { entries[older].newer = newer } else { oldest = newer }
-        entries[slot].newer = -1
-        entries[slot].older = -1
-    }
-
-    private mutating func linkAsNewest(_ slot: Int) {
-        entries[slot].older = newest
-        entries[slot].newer = -1
-        if newest >= 0 { entries[newest].newer = slot }
-        newest = slot
-        if oldest < 0 { oldest = slot }
+        keys.touch(slot)
     }
 }
 
@@ -182,20 +156,20 @@ extension MemoryCache {
     /// its tick is above `bound`.
     mutating func evictOldest(notNewerThan bound: UInt64) -> SessionMemoryBudget.Eviction {
         // Images used since they were stored get their second chance first.
-        while oldest >= 0, entries[oldest].referenced { giveSecondChance(oldest) }
+        while keys.oldest >= 0, entries[keys.oldest].referenced { giveSecondChance(keys.oldest) }
         guard let tick = oldestTick, tick <= bound, session?.membership.budget.isOver == true else {
             reportToSession()
             return .refused
         }
-        remove(entries[oldest].key)
+        remove(keys[keys.oldest])
         return .evicted
     }
 
     /// How old the least recently used image is, for comparison across loaders; nil
     /// when empty.
     private var oldestTick: UInt64? {
-        guard let session, oldest >= 0 else { return nil }
-        return session.tick(of: oldest)
+        guard let session, keys.oldest >= 0 else { return nil }
+        return session.tick(of: keys.oldest)
     }
 
     private func reportToSession() {
