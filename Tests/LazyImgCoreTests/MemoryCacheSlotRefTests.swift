@@ -23,6 +23,18 @@ final class MemoryCacheSlotRefTests: XCTestCase {
         XCTAssertNil(cache.image(at: ref), "another key's image in the same slot is a miss")
     }
 
+    func testAReferenceToAnEvictedEntryWhoseSlotIsFreeMisses() throws {
+        var cache = MemoryCache(capacity: 1000)
+        cache.insert(image(width: 10), for: key("a"))
+        let ref = try XCTUnwrap(cache.slotRef(for: key("a")))
+        cache.remove(key("a"))
+        XCTAssertNil(cache.image(at: ref), "the slot is free, not reused: still a miss")
+        cache.insert(image(width: 10), for: key("b"))
+        let evicted = try XCTUnwrap(cache.slotRef(for: key("b")))
+        cache.evict(downTo: 0)
+        XCTAssertNil(cache.image(at: evicted), "after an eviction too")
+    }
+
     func testAReferenceToAnEntryStoredAgainIsStale() throws {
         var cache = MemoryCache(capacity: 1000)
         cache.insert(image(width: 10), for: key("a"))
