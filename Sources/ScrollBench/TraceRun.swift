@@ -13,7 +13,7 @@ public struct TraceRun: Sendable {
     /// The loader's work of each frame on the host thread, ns.
     public var hostNanoseconds: [Int64] = []
     /// The same work in the host thread's CPU time, ns: without the time it waited
-    /// for a core.
+    /// for a core, but with the two system calls that read that clock.
     public var hostCPUNanoseconds: [Int64] = []
     /// Frames that started more than a frame late (a busy machine).
     public var lateFrames = 0

@@ -26,10 +26,15 @@ struct TraceRunner {
 
             let visible = trace.visibleRange(at: frame.position)
             let appeared = visible.filter { !previousVisible.contains($0) }
-            let (before, cpuBefore) = (monotonicNanoseconds(), threadCPUNanoseconds())
+            // The wall interval holds only the frame: the thread's CPU clock is a system
+            // call (the monotonic clock is not), and inside it that call alone measured
+            // 7 us at p50 and up to 100 us at p99 around an empty frame.
+            let cpuBefore = threadCPUNanoseconds()
+            let before = monotonicNanoseconds()
             loader.frame(frame, visible: visible, appeared: appeared)
+            let after = monotonicNanoseconds()
             result.hostCPUNanoseconds.append(threadCPUNanoseconds() - cpuBefore)
-            result.hostNanoseconds.append(monotonicNanoseconds() - before)
+            result.hostNanoseconds.append(after - before)
             previousVisible = visible
 
             var blank = 0
