@@ -19,6 +19,12 @@
  * The one exception to "any thread": lazyimg_loader_destroy must not overlap
  * any other call on the same loader (see there).
  *
+ * Priorities: the threads that decode and read files run 10 nice steps below
+ * the thread that created the loader (or session), as Android's background
+ * threads do, so a UI thread waking for a frame is not kept waiting behind a
+ * decode. The network thread and the THREAD delivery thread keep the creator's
+ * priority: they run briefly, and the host waits on them.
+ *
  * Ownership words used below:
  *   "+1 reference": the caller owns one reference; release it with
  *                   lazyimg_image_release.

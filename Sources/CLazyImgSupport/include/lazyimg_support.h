@@ -12,6 +12,10 @@ void lazyimg_eventfd_drain(int fd);
 /* Names the calling thread for debuggers (truncated to the kernel's 15 bytes). */
 void lazyimg_thread_set_name(const char *name);
 
+/* Raises the calling thread's nice value by `steps` (at most to 19): a lower
+ * priority than the threads it was made from. 0, or -1 with errno. */
+int lazyimg_thread_lower_priority(int steps);
+
 /* Returns the free memory of every malloc arena to the system (glibc malloc_trim). */
 void lazyimg_release_free_memory(void);
 

@@ -25,7 +25,7 @@ public final class DecodePool: Sendable {
         let state = self.state
         var started: [NativeThread] = []
         for index in 0..<max(1, count) {
-            guard let thread = NativeThread(name: "lazyimg-dec\(index)", {
+            guard let thread = NativeThread(name: "lazyimg-dec\(index)", priority: .background, {
                 Self.work(state, decoder: makeDecoder())
             }) else {
                 Self.stop(state, threads: started)

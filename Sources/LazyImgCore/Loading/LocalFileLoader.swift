@@ -20,7 +20,7 @@ public final class LocalFileLoader: DataLoading {
     /// nil when the thread cannot be made.
     public init?() {
         let queue = FileReadQueue()
-        guard let thread = NativeThread(name: "lazyimg-file", {
+        guard let thread = NativeThread(name: "lazyimg-file", priority: .background, {
             while let start = queue.next() {
                 let response = LocalFileLoader.read(start.request)
                 if queue.finishReading() { start.completion(start.id, response) }

@@ -1,0 +1,19 @@
+#define _GNU_SOURCE
+#include "lazyimg_support.h"
+
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int lazyimg_thread_lower_priority(int steps) {
+    /* On Linux the nice value belongs to the thread (the task), so a worker can
+     * lower its own priority and leave the host's threads as they are. */
+    id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, tid);
+    if (nice == -1 && errno != 0) return -1;
+    int wanted = nice + steps;
+    if (wanted > 19) wanted = 19;
+    return setpriority(PRIO_PROCESS, tid, wanted);
+}

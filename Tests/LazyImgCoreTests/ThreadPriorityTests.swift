@@ -1,0 +1,87 @@
+#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET && !LAZYIMG_TSAN_SUBSET_2 // ThreadSanitizer group 3 (see the Makefile's tsan)
+import Foundation
+import LazyImgCore
+import XCTest
+
+/// The loader's CPU-heavy threads (decoding, reading files) run below the host's
+/// threads, so a UI thread that wakes for a frame gets a core at once; the threads
+/// the host waits on keep its priority. Each check reads the nice value the kernel
+/// reports for the thread doing the work, from inside that work.
+final class ThreadPriorityTests: XCTestCase {
+    /// The calling thread's nice value, as /proc/thread-self/stat gives it (field 19).
+    private static func currentNice() throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8)
+        // The command name (field 2) may hold spaces; the fields after it do not.
+        let afterName = try XCTUnwrap(stat.range(of: ")", options: .backwards)).upperBound
+        let fields = stat[afterName...].split(separator: " ")
+        return try XCTUnwrap(Int(fields[16]))
+    }
+
+    /// What the test thread's nice becomes in a background thread it makes.
+    private static func backgroundNice(below host: Int) -> Int { min(19, host + 10) }
+
+    /// Runs `start`, which hands its work a recorder, and returns the nice value the
+    /// work recorded (nil when it never ran within 10 s).
+    private func niceOfWork(_ start: (@escaping @Sendable () -> Void) -> Void) -> Int? {
+        let done = expectation(description: "the work ran")
+        let nice = Locked<Int?>(nil)
+        start {
+            nice.withLock { $0 = try? Self.currentNice() }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        return nice.withLock { $0 }
+    }
+
+    func testABackgroundThreadRunsTenNiceStepsBelowTheThreadThatMadeIt() throws {
+        let host = try Self.currentNice()
+        let nice = niceOfWork { record in
+            let thread = NativeThread(name: "test-background", priority: .background, record)
+            thread?.join()
+        }
+        XCTAssertEqual(nice, Self.backgroundNice(below: host))
+        XCTAssertEqual(try Self.currentNice(), host, "the maker's own priority is left alone")
+    }
+
+    func testAHostPriorityThreadKeepsThePriorityOfTheThreadThatMadeIt() throws {
+        let host = try Self.currentNice()
+        let nice = niceOfWork { record in
+            NativeThread(name: "test-host", record)?.join()
+        }
+        XCTAssertEqual(nice, host)
+    }
+
+    func testDecodeWorkersRunInTheBackground() throws {
+        let host = try Self.currentNice()
+        let pool = try XCTUnwrap(DecodePool(threads: 2) { ImageDecoder() })
+        defer { pool.shutdown() }
+        let nice = niceOfWork { record in
+            XCTAssertTrue(pool.submit(priority: 0) { _ in record() })
+        }
+        XCTAssertEqual(nice, Self.backgroundNice(below: host))
+    }
+
+    func testTheFileReaderRunsInTheBackground() throws {
+        let host = try Self.currentNice()
+        let files = try XCTUnwrap(LocalFileLoader())
+        defer { files.shutdown() }
+        let nice = niceOfWork { record in
+            files.start(1, DataRequest(url: "file:///nonexistent/lazyimg-priority-test.jpg")) { _, _ in record() }
+        }
+        XCTAssertEqual(nice, Self.backgroundNice(below: host))
+    }
+
+    /// The network thread holds the loader's lock as transfers end: lowered, it was
+    /// preempted holding it while the UI thread waited (see NativeThread.Priority).
+    func testTheNetworkThreadKeepsTheHostsPriority() throws {
+        let host = try Self.currentNice()
+        let network = try XCTUnwrap(CurlDataLoader())
+        defer { network.shutdown() }
+        let nice = niceOfWork { record in
+            // Port 1 on loopback refuses at once; the completion runs on the network thread.
+            network.start(1, DataRequest(url: "http://127.0.0.1:1/priority.jpg")) { _, _ in record() }
+        }
+        XCTAssertEqual(nice, host)
+    }
+}
+#endif
