@@ -20,7 +20,7 @@
  * any other call on the same loader (see there).
  *
  * Priorities: the threads that decode and read files run 10 nice steps below
- * the thread that created the loader (or session), as Android's background
+ * the thread that created the loader (at most nice 19), as Android's background
  * threads do, so a UI thread waking for a frame is not kept waiting behind a
  * decode. The network thread and the THREAD delivery thread keep the creator's
  * priority: they run briefly, and the host waits on them.
