@@ -61,13 +61,19 @@ final class ThreadPriorityTests: XCTestCase {
         XCTAssertEqual(nice, Self.backgroundNice(below: host))
     }
 
+    /// The nice value of the thread `loader` completes a fetch of `url` on; shuts
+    /// the loader down.
+    private func niceOfCompletion(from loader: any DataLoading, url: String) -> Int? {
+        defer { loader.shutdown() }
+        return niceOfWork { record in
+            loader.start(1, DataRequest(url: ImageURL(url))) { _, _ in record() }
+        }
+    }
+
     func testTheFileReaderRunsInTheBackground() throws {
         let host = try Self.currentNice()
-        let files = try XCTUnwrap(LocalFileLoader())
-        defer { files.shutdown() }
-        let nice = niceOfWork { record in
-            files.start(1, DataRequest(url: "file:///nonexistent/lazyimg-priority-test.jpg")) { _, _ in record() }
-        }
+        let nice = niceOfCompletion(from: try XCTUnwrap(LocalFileLoader()),
+                                    url: "file:///nonexistent/lazyimg-priority-test.jpg")
         XCTAssertEqual(nice, Self.backgroundNice(below: host))
     }
 
@@ -75,12 +81,8 @@ final class ThreadPriorityTests: XCTestCase {
     /// preempted holding it while the UI thread waited (see NativeThread.Priority).
     func testTheNetworkThreadKeepsTheHostsPriority() throws {
         let host = try Self.currentNice()
-        let network = try XCTUnwrap(CurlDataLoader())
-        defer { network.shutdown() }
-        let nice = niceOfWork { record in
-            // Port 1 on loopback refuses at once; the completion runs on the network thread.
-            network.start(1, DataRequest(url: "http://127.0.0.1:1/priority.jpg")) { _, _ in record() }
-        }
+        // Port 1 on loopback refuses at once; the completion runs on the network thread.
+        let nice = niceOfCompletion(from: try XCTUnwrap(CurlDataLoader()), url: "http://127.0.0.1:1/priority.jpg")
         XCTAssertEqual(nice, host)
     }
 }
