@@ -594,7 +594,12 @@ lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
  * `max` that leaves events behind is simply woken again (with epoll, use it
  * without EPOLLET). Add it to poll/epoll/GLib; then call lazyimg_dispatch.
  * Owned by the loader: do not read or close it. -1 for NULL or in THREAD
- * delivery. */
+ * delivery.
+ * The loader signals the descriptor only from the first call of this
+ * function on (it is readable at once if events already wait then). A host
+ * that never calls it, because it calls lazyimg_dispatch every frame, pays
+ * no system call for the descriptor: a write for the first waiting event
+ * and a read when dispatch takes the last. */
 int lazyimg_event_fd(const lazyimg_loader *loader);
 
 /* HOST delivery: runs up to `max` waiting callbacks (0 = all that wait now)

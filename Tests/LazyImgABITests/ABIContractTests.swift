@@ -2,6 +2,7 @@
 import CLazyImgHeader
 import Glibc
 import Synchronization
+import TestSupport
 import XCTest
 
 /// The exported functions called the way a C host calls them, misuse included.
@@ -173,6 +174,35 @@ final class ABIContractTests: XCTestCase {
         XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 1)
         XCTAssertFalse(readable())
         XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 0)
+    }
+
+    /// A host that dispatches every frame and never asks for the fd pays no system
+    /// call for it: a cancel's event and its dispatch neither write nor read the fd.
+    /// Once asked for, the fd mirrors the queue, readable at once if events wait.
+    func testTheEventFDCostsNoSystemCallUntilTheHostAsksForIt() throws {
+        let host = try CHost()
+        _ = host.setItems((0..<4).map { "http://127.0.0.1:9/\($0).png" })
+        _ = lazyimg_set_scroll_state(host.loader, LAZYIMG_SCROLL_DRAGGING, 1)
+        func cancelAndDispatch(_ row: Int) {
+            XCTAssertEqual(lazyimg_cancel(host.loader, host.request(row).ticket), LAZYIMG_OK)
+            XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 1)
+        }
+        let unasked = try XCTUnwrap(ThreadSystemCalls.made { cancelAndDispatch(0) },
+                                    "/proc/thread-self/io is needed to count system calls")
+        XCTAssertEqual(unasked, ThreadSystemCalls(reads: 0, writes: 0))
+
+        XCTAssertEqual(lazyimg_cancel(host.loader, host.request(1).ticket), LAZYIMG_OK)
+        let fd = lazyimg_event_fd(host.loader)
+        func readable() -> Bool {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&p, 1, 0) == 1
+        }
+        XCTAssertTrue(readable(), "an event waited before the host asked for the fd")
+        XCTAssertEqual(lazyimg_dispatch(host.loader, 0), 1)
+        XCTAssertFalse(readable())
+        let asked = ThreadSystemCalls.made { cancelAndDispatch(2) }
+        XCTAssertEqual(asked, ThreadSystemCalls(reads: 1, writes: 1), "the eventfd's signal and drain")
+        XCTAssertEqual(host.events.count, 3)
     }
 
     func testDestroyDeliversEveryOutstandingTicketBeforeItReturns() throws {

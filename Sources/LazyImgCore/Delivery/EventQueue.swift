@@ -6,6 +6,13 @@ import Glibc
 /// In host delivery an eventfd mirrors the queue: readable exactly while the queue is
 /// non-empty (signalled on the first push, drained when the last event is taken, both
 /// under the queue's lock), so a host polling it never loses a wake-up.
+///
+/// The mirroring starts when the host first asks for the fd (`armedFD`). A host that
+/// never polls it (it dispatches once a frame) then pays no system call per event:
+/// before, its own calls (a row that left cancels its ticket) and its dispatch wrote
+/// and read the fd in nearly every fling frame of the scroll benchmark, and on a
+/// 2-core KVM guest the first system call after a 16 ms sleep measured 4 us at p50
+/// and 20 us at p99.
 final class EventQueue: @unchecked Sendable {
     // Everything below is guarded by `condition`.
     private let condition = Condition()
@@ -18,7 +25,9 @@ final class EventQueue: @unchecked Sendable {
     private var head = 0
     private var closed = false
     /// -1 when there is no fd (thread delivery).
-    let fd: Int32
+    private let fd: Int32
+    /// The host has the fd: from then on it mirrors the queue.
+    private var fdArmed = false
 
     /// `withFD`: make the eventfd for host delivery. Returns nil if that fails.
     init?(withFD: Bool) {
@@ -37,9 +46,21 @@ final class EventQueue: @unchecked Sendable {
 
     private var waiting: Int { events.count - head }
 
+    /// The fd for the host's poll loop (-1 without one), mirroring the queue from now
+    /// on: readable at once if events already wait.
+    func armedFD() -> Int32 {
+        condition.locked {
+            if fd >= 0 && !fdArmed {
+                fdArmed = true
+                if waiting > 0 { lazyimg_eventfd_signal(fd) }
+            }
+            return fd
+        }
+    }
+
     func push(_ event: LoaderEvent) {
         condition.locked {
-            if waiting == 0, fd >= 0 { lazyimg_eventfd_signal(fd) }
+            if waiting == 0, fdArmed { lazyimg_eventfd_signal(fd) }
             events.append(event)
             condition.broadcast()
         }
@@ -57,7 +78,7 @@ final class EventQueue: @unchecked Sendable {
             var batch: [LoaderEvent] = []
             swap(&batch, &spare)
             swap(&batch, &events)
-            if fd >= 0 { lazyimg_eventfd_drain(fd) }
+            if fdArmed { lazyimg_eventfd_drain(fd) }
             return batch
         }
         let batch = Array(events[head..<head + n])
@@ -65,7 +86,7 @@ final class EventQueue: @unchecked Sendable {
         if head == events.count {
             events.removeAll(keepingCapacity: true)
             head = 0
-            if fd >= 0 { lazyimg_eventfd_drain(fd) }
+            if fdArmed { lazyimg_eventfd_drain(fd) }
         } else if head > 1024 {
             events.removeFirst(head)
             head = 0

@@ -288,8 +288,9 @@ public final class ImageLoader: Sendable {
 
     // MARK: Delivery
 
-    /// Host delivery: the fd readable while events wait; -1 in thread delivery.
-    public var eventFD: Int32 { delivery.queue.fd }
+    /// Host delivery: the fd readable while events wait; -1 in thread delivery. The
+    /// loader signals it only once asked for it here (`EventQueue.armedFD`).
+    public var eventFD: Int32 { delivery.queue.armedFD() }
 
     /// Host delivery: runs up to `max` waiting callbacks (0 = all waiting now) on the
     /// calling thread; returns how many ran.
