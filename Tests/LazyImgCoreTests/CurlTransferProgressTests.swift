@@ -68,6 +68,9 @@ final class CurlTransferProgressTests: XCTestCase {
         defer { transport.shutdown() }
         server.serveGated("/held", body: [1, 2, 3])
         transport.start(1, DataRequest(url: server.url("/held"))) { _, _ in }
+        // The network thread makes a transfer's counters when it begins it: by the
+        // time the server has the request.
+        XCTAssertTrue(server.waitForHits("/held", count: 1, timeoutMilliseconds: 10_000))
         XCTAssertEqual(transport.progress(of: 1), TransferProgress(received: 0, expected: nil))
         transport.cancel(1)
         XCTAssertNil(transport.progress(of: 1))

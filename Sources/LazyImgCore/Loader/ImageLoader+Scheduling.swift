@@ -216,9 +216,7 @@ extension ImageLoader {
         var request = configuration.dataRequest(for: key.url)
         // A stale disk copy is revalidated: a 304 answers without a body.
         if let validators { request.validators = validators }
-        transport.start(id, request) { [weak self] id, response in
-            self?.transferDidComplete(id, response)
-        }
+        transport.start(id, request, completion: transferCompletion)
     }
 
     /// Ends a live ticket with CANCELLED and lets go of its job if nothing else wants it.

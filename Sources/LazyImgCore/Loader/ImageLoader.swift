@@ -25,6 +25,10 @@ public final class ImageLoader: Sendable {
     let jitter: @Sendable () -> Double
     /// Starts retries whose wait ends while the host makes no calls.
     let retryTimer: WakeTimer
+    /// What every download's completion calls. Made once: a closure per start cost
+    /// an allocation and a weak reference each, on the thread that started it (often
+    /// the host's, with the lock held).
+    let transferCompletion: @Sendable (TransferID, DataResponse) -> Void
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
@@ -73,6 +77,8 @@ public final class ImageLoader: Sendable {
             throw .io
         }
         self.retryTimer = retryTimer
+        let owner = WeakLoader()
+        transferCompletion = { id, response in owner.loader?.transferDidComplete(id, response) }
         self.jitter = jitter
         self.configuration = configuration
         self.transport = network
@@ -81,6 +87,7 @@ public final class ImageLoader: Sendable {
         self.clock = clock
         self.diskCache = diskCache
         self.state = Locked(LoaderState(configuration: configuration))
+        owner.loader = self
         retryTimer.setHandler { [weak self] in self?.retryTimerDidFire() }
         joinSessionMemoryBudget()
         // Counting what the directory holds reads every shard: a worker's job, not
@@ -330,4 +337,11 @@ public final class ImageLoader: Sendable {
         decodePool.shutdown()
         delivery.finish()
     }
+}
+
+/// A weak reference to a loader for closures made before the loader is: set once,
+/// in the loader's init, before any other thread can see it.
+private final class WeakLoader: @unchecked Sendable {
+    // @unchecked: written once before the loader is shared; weak loads are atomic.
+    weak var loader: ImageLoader?
 }

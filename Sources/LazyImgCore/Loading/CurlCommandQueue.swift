@@ -10,7 +10,6 @@ final class CurlCommandQueue: Sendable {
     struct Start: Sendable {
         let id: TransferID
         let request: DataRequest
-        let counters: TransferCounters
         let completion: @Sendable (TransferID, DataResponse) -> Void
     }
 
@@ -31,6 +30,9 @@ final class CurlCommandQueue: Sendable {
     // curl_multi_wakeup, and only under the mutex.
     private struct State: @unchecked Sendable {
         var pending = Batch()
+        /// Emptied storage for the next batch's starts (`recycle`), so queueing a
+        /// start does not grow a fresh array for every batch.
+        var spareStarts: [Start] = []
         /// nil once stopping: nobody may wake a multi handle that is being cleaned up.
         var multiToWake: UnsafeMutableRawPointer?
     }
@@ -71,10 +73,19 @@ final class CurlCommandQueue: Sendable {
     /// Network thread: takes the queued commands. The stop flag stays set.
     func take() -> Batch {
         state.withLock { state in
-            let batch = state.pending
-            state.pending.starts = []
-            state.pending.cancels = []
+            var batch = Batch(isStopping: state.pending.isStopping)
+            swap(&batch.starts, &state.spareStarts)
+            swap(&batch.starts, &state.pending.starts)
+            swap(&batch.cancels, &state.pending.cancels)
             return batch
+        }
+    }
+
+    /// Network thread: hands back a taken batch's starts, done with, for their storage.
+    func recycle(_ starts: inout [Start]) {
+        starts.removeAll(keepingCapacity: true)
+        state.withLock { state in
+            if state.spareStarts.capacity < starts.capacity { swap(&state.spareStarts, &starts) }
         }
     }
 

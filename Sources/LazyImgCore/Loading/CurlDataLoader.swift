@@ -13,8 +13,9 @@ public final class CurlDataLoader: DataLoading {
     /// Serialises joins: NativeThread.join must run once, and every `shutdown` caller
     /// must wait until the thread is gone before it may return.
     private let joinGate = Locked(())
-    /// Progress of the transfers started and not yet completed or cancelled.
-    private let counters = Locked<[TransferID: TransferCounters]>([:])
+    /// Progress of the transfers running on the network thread, which adds and
+    /// removes them; `cancel` also removes its transfer's at once.
+    private let counters: Locked<[TransferID: TransferCounters]>
 
     /// `maxConcurrentTransfers` caps libcurl's connections in total, `maxHostConnections`
     /// those to any one host (nil = the total). Transfers past a cap wait inside libcurl
@@ -33,12 +34,14 @@ public final class CurlDataLoader: DataLoading {
         _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
 
         let commands = CurlCommandQueue(multi: multi)
-        let loop = CurlTransferLoop(multi: multi, commands: commands)
+        let counters = Locked<[TransferID: TransferCounters]>([:])
+        let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters)
         guard let thread = NativeThread(name: "lazyimg-net", { loop.run() }) else {
             curl_multi_cleanup(multi)
             return nil
         }
         self.commands = commands
+        self.counters = counters
         self.thread = thread
     }
 
@@ -49,15 +52,13 @@ public final class CurlDataLoader: DataLoading {
     }
 
     /// Never blocks. After `shutdown` the request is dropped without a completion.
+    ///
+    /// Only queues the request: the scheduler calls this with its lock held, often
+    /// from the UI thread, so the transfer's counters and bookkeeping are made on the
+    /// network thread (`progress(of:)` is nil until the transfer has begun there).
     public func start(_ id: TransferID, _ request: DataRequest,
                       completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
-        let transferCounters = TransferCounters()
-        let counters = self.counters
-        counters.withLock { $0[id] = transferCounters }
-        commands.enqueueStart(.init(id: id, request: request, counters: transferCounters) { id, response in
-            counters.withLock { $0[id] = nil }
-            completion(id, response)
-        })
+        commands.enqueueStart(.init(id: id, request: request, completion: completion))
     }
 
     /// Never blocks. No completion follows for `id` once this returns, unless it was

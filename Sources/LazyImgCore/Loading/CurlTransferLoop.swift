@@ -9,6 +9,9 @@ final class CurlTransferLoop: @unchecked Sendable {
     // @unchecked: after init, only the network thread touches any of this.
     private let multi: UnsafeMutableRawPointer
     private let commands: CurlCommandQueue
+    /// Each running transfer's progress, for `CurlDataLoader.progress(of:)`: added
+    /// when its first hop begins, removed when it ends or is cancelled.
+    private let counters: Locked<[TransferID: TransferCounters]>
     private var transfersByID: [TransferID: CurlTransfer] = [:]
     private var transfersByHandle: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
@@ -20,19 +23,27 @@ final class CurlTransferLoop: @unchecked Sendable {
     private typealias Finished = (id: TransferID, completion: @Sendable (TransferID, DataResponse) -> Void,
                                   response: DataResponse)
 
-    init(multi: UnsafeMutableRawPointer, commands: CurlCommandQueue) {
+    init(multi: UnsafeMutableRawPointer, commands: CurlCommandQueue,
+         counters: Locked<[TransferID: TransferCounters]>) {
         self.multi = multi
         self.commands = commands
+        self.counters = counters
     }
 
     func run() {
         while true {
-            let batch = commands.take()
+            var batch = commands.take()
             if batch.isStopping { break }
             var finished = apply(batch)
+            commands.recycle(&batch.starts)
             var stillRunning: Int32 = 0
             _ = curl_multi_perform(multi, &stillRunning)
             finished += collectFinished()
+            if !finished.isEmpty {
+                counters.withLock { counters in
+                    for done in finished { counters[done.id] = nil }
+                }
+            }
             for done in finished where commands.mayComplete(done.id) {
                 done.completion(done.id, done.response)
             }
@@ -45,6 +56,11 @@ final class CurlTransferLoop: @unchecked Sendable {
     /// (bad URL, no memory), to be completed like any other finished transfer.
     private func apply(_ batch: Batch) -> [Finished] {
         var failed: [Finished] = []
+        if !batch.cancels.isEmpty {
+            counters.withLock { counters in
+                for id in batch.cancels { counters[id] = nil }
+            }
+        }
         for id in batch.cancels {
             guard let transfer = transfersByID.removeValue(forKey: id) else { continue }
             detach(transfer)
@@ -55,7 +71,12 @@ final class CurlTransferLoop: @unchecked Sendable {
             }
             // IDs are unique per loader; a reused live one would orphan its transfer.
             guard transfersByID[start.id] == nil else { fail(.misuse); continue }
-            if let error = begin(start.id, CurlTransfer.Hop(start.request), start.counters, start.completion) { fail(error) }
+            let progress = TransferCounters()
+            if let error = begin(start.id, CurlTransfer.Hop(start.request), progress, start.completion) {
+                fail(error)
+            } else {
+                counters.withLock { $0[start.id] = progress }
+            }
         }
         return failed
     }
@@ -110,6 +131,7 @@ final class CurlTransferLoop: @unchecked Sendable {
             detach(transfer)
         }
         transfersByID = [:]
+        counters.withLock { $0.removeAll() }
         curl_multi_cleanup(multi)
     }
 }
