@@ -15,7 +15,16 @@ extension ImageLoader {
         let new = s.view.window()
         s.window = new
         _askForPageIfNearEnd(in: &s)
-        guard old != new else { return _pump(in: &s) }
+        guard old != new else {
+            // At rest, a view that did not change has nothing new to start: whatever
+            // frees a slot or makes a job startable (a completion, a decode, a cancel,
+            // a retry's timer, a memory hit that frees prefetch budget) pumps where it
+            // happens, and only a moving list paces its starts by the clock. An idle
+            // frame's calls then cost a comparison instead of two walks of the
+            // start order.
+            if s.view.scroll != .idle { _pump(in: &s) }
+            return
+        }
         if old.visible == nil && new.visible != nil {
             // The first geometry: every ticket so far is checked once; what survives
             // is in the window, hence in `toStart`, so the arrival order is done with.
