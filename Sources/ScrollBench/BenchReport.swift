@@ -34,6 +34,23 @@ public enum BenchReport {
         return text
     }
 
+    /// Host time per frame by the frame's motion, per loader (--by-motion): which
+    /// kind of frame the p50 and the p99 of the trace table come from.
+    public static func motionTable(_ trace: ScrollTrace, _ runs: [TraceRun]) -> String {
+        var table = TextTable(header: ["loader", "motion", "frames", "host p50", "p99", "max"])
+        table.add(["", "", "", "us", "us", "us"])
+        for run in runs {
+            for motion in [ScrollFrame.Motion.idle, .dragging, .decelerating] {
+                let times = zip(run.frameMotions, run.hostNanoseconds).filter { $0.0 == motion }.map(\.1)
+                guard !times.isEmpty else { continue }
+                table.add([run.loader, "\(motion)", String(times.count),
+                           fixed(Double(percentile(times, 0.5)) / 1e3, 1), fixed(Double(percentile(times, 0.99)) / 1e3, 1),
+                           fixed(Double(times.max() ?? 0) / 1e3, 1)])
+            }
+        }
+        return "\(trace.name), host time by motion\n" + table.render()
+    }
+
     public static func hitCostTable(_ cost: HitCost) -> String {
         var table = TextTable(header: ["call", "ns/call", "vs mutex"])
         table.add(["lazyimg_request, memory hit (+ release)", fixed(cost.requestHit, 1), ratio(cost.requestHit, cost.mutex)])

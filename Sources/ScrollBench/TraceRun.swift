@@ -15,6 +15,8 @@ public struct TraceRun: Sendable {
     /// The same work in the host thread's CPU time, ns: without the time it waited
     /// for a core, but with the two system calls that read that clock.
     public var hostCPUNanoseconds: [Int64] = []
+    /// The motion of each timed frame, in the order of `hostNanoseconds`.
+    public var frameMotions: [ScrollFrame.Motion] = []
     /// Frames that started more than a frame late (a busy machine).
     public var lateFrames = 0
     /// What reached the server: requests, body bytes sent, and requests for rows whose
@@ -40,6 +42,7 @@ public struct TraceRun: Sendable {
         blankOverall += other.blankOverall
         hostNanoseconds += other.hostNanoseconds
         hostCPUNanoseconds += other.hostCPUNanoseconds
+        frameMotions += other.frameMotions
         lateFrames += other.lateFrames
         requests += other.requests
         bytes += other.bytes

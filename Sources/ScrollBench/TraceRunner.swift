@@ -12,6 +12,7 @@ struct TraceRunner {
         var result = TraceRun(trace: trace.name, loader: name)
         result.hostNanoseconds.reserveCapacity(trace.frames.count)
         result.hostCPUNanoseconds.reserveCapacity(trace.frames.count)
+        result.frameMotions.reserveCapacity(trace.frames.count)
         var shownEver = [Bool](repeating: false, count: trace.rows)
         var previousVisible = 0..<0
         var previousMotion = ScrollFrame.Motion.idle
@@ -35,6 +36,7 @@ struct TraceRunner {
             let after = monotonicNanoseconds()
             result.hostCPUNanoseconds.append(threadCPUNanoseconds() - cpuBefore)
             result.hostNanoseconds.append(after - before)
+            result.frameMotions.append(frame.motion)
             previousVisible = visible
 
             var blank = 0

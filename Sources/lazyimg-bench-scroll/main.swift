@@ -8,7 +8,7 @@ import ScrollBench
 //
 //   lazyimg-bench-scroll [--traces a,b,...] [--loaders a,b,...] [--rounds N]
 //                        [--delay-ms MS] [--mbps N] [--photos DIR] [--no-hit-cost]
-//                        [--waste-rows]
+//                        [--waste-rows] [--by-motion]
 //
 // A benchmark, not a test: it reports figures and never judges them by its exit code.
 
@@ -24,6 +24,7 @@ let usage = """
                                 [--rounds N] [--delay-ms MS (40)] [--mbps N (200; 0 = no cap)]
                                 [--photos DIR (../shared/corpus/photos)] [--no-hit-cost]
                                 [--waste-rows (lazyimg's wasted requests, each with the frame it came in)]
+                                [--by-motion (host time per frame at rest, dragged and decelerating)]
     """
 
 var traceNames = ScrollTraces.names
@@ -33,6 +34,7 @@ var megabitsPerSecond = 200.0
 var photos = "../shared/corpus/photos"
 var measureHitCost = true
 var printWastedRows = false
+var printByMotion = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -59,6 +61,8 @@ while let argument = arguments.popFirst() {
         measureHitCost = false
     case "--waste-rows":
         printWastedRows = true
+    case "--by-motion":
+        printByMotion = true
     default:
         fail(usage)
     }
@@ -93,6 +97,7 @@ do {
         let runs = kinds.compactMap { byKind[$0] }
         merged[name] = runs
         print(BenchReport.traceTable(trace, runs, rounds: rounds) + "\n")
+        if printByMotion { print(BenchReport.motionTable(trace, runs) + "\n") }
         for kind in [LoaderKind.lazyimg, .lazyimgWithoutTarget] where printWastedRows {
             guard let run = byKind[kind], !run.wastedRequestLog.isEmpty else { continue }
             print(WastedRequest.lines(run.wastedRequestLog, trace: name, loader: run.loader) + "\n")

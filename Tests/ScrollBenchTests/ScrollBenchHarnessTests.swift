@@ -38,6 +38,15 @@ final class ScrollBenchHarnessTests: XCTestCase {
         let lazy = try bench.run(trace, with: .lazyimg)
         XCTAssertEqual(lazy.hostNanoseconds.count, trace.frames.count, "one timed host frame per trace frame")
         XCTAssertEqual(lazy.hostCPUNanoseconds.count, trace.frames.count, "and its CPU time")
+        XCTAssertEqual(lazy.frameMotions, trace.frames.map(\.motion), "and its motion")
+        let byMotion = BenchReport.motionTable(trace, [lazy]).split(separator: "\n").map {
+            $0.split(separator: " ").prefix(3).map(String.init)
+        }
+        for motion in ["idle", "decelerating"] {
+            let frames = trace.frames.filter { "\($0.motion)" == motion }.count
+            XCTAssertTrue(byMotion.contains(["lazyimg", motion, String(frames)]),
+                          "a row per motion with its frame count: \(byMotion)")
+        }
         XCTAssertGreaterThan(lazy.tally.tickets, 0, "the first screen's requests miss and get tickets")
         XCTAssertEqual(lazy.tally.ticketEvents, lazy.tally.tickets, "every ticket got its one event")
         XCTAssertEqual(lazy.tally.unexpectedEvents, 0)
