@@ -141,6 +141,21 @@ final class PolicyHarness {
         }
     }
 
+    /// Waits until every downloaded body handed to the decode thread has been decoded
+    /// or skipped, so a test's next step sees their results in the cache. The decode
+    /// thread is real: without this, how many rows a test sees start again depends on
+    /// whether a decode ran before its row left the window (under load it often did
+    /// not). Polls the loader's own count, yielding the core; fails after 10 s.
+    func waitForDecodes(file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = MonotonicClock().nowMilliseconds + 10_000
+        while loader.state.withLock({ $0.decodeQueuedBytes }) > 0 {
+            guard MonotonicClock().nowMilliseconds < deadline else {
+                return XCTFail("decodes still queued after 10 s", file: file, line: line)
+            }
+            sched_yield()
+        }
+    }
+
     static func urls(_ count: Int, distinct: Bool = true) -> [String?] {
         (0..<count).map { "http://example.test/\(distinct ? $0 : 0).jpg" }
     }

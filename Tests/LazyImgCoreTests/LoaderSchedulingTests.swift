@@ -12,8 +12,10 @@ private func urls(_ rows: some Sequence<Int>) -> [String] { rows.map(url) }
 /// pacing and large screens.
 final class LoaderSchedulingTests: XCTestCase {
     /// Completes every live transfer until none is left (completions start more).
+    /// Completes every live download, and waits for their decodes.
     private func completeAll(_ h: PolicyHarness, bytes: [UInt8] = [1]) {
         while let next = h.transport.liveURLs.first { h.transport.complete(next, with: .success(bytes)) }
+        h.waitForDecodes()
     }
 
     func testASlowDragLoadsLikeIdleAndAFastOneStartsNothing() throws {
