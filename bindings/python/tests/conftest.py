@@ -50,6 +50,7 @@ class ImageServer:
         for n in range(8):
             self.files[f"/slow/{n}.png"] = png(8, 8, GREEN)
         self.files["/slow/red.png"] = self.files["/red.png"]
+        self.files["/slow/blue.png"] = self.files["/blue.png"]
         self.release = threading.Event()
         self.headers = []
         self.paths = []
