@@ -30,7 +30,7 @@ DEMO_HDR := examples-c/image_server.h include/lazyimg.h
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-frame-gap bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -160,9 +160,18 @@ memcheck-termlist: termlist-bin
 bench-request:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
-	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/image_server.c \
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/bench_list.c examples-c/image_server.c \
 	    -o build/bench_request -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
+
+# What each per-frame call costs after a 60 Hz frame's gap, against the same call
+# made again at once and a mutex, an empty call and host code in the same run.
+bench-frame-gap:
+	$(MAKE) --no-print-directory CONFIG=release build
+	@mkdir -p build
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_frame_gap.c examples-c/bench_list.c examples-c/image_server.c \
+	    -o build/bench_frame_gap -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
+	./build/bench_frame_gap
 
 # How long 10 rows take to land from a 40 ms loopback server under the old and new
 # connection defaults (prints a table; an XCTest that skips unless LAZYIMG_BENCH).
@@ -176,7 +185,7 @@ bench-screenful: deps
 bench-schedule:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
-	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_schedule.c examples-c/image_server.c \
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_schedule.c examples-c/bench_list.c examples-c/image_server.c \
 	    -o build/bench_schedule -L$(RELEASE_BIN) \
 	    -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS) -lm
 	./build/bench_schedule

@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "image_server.h"
-#include "lazyimg.h"
+#include "bench_list.h"
 
 #define ROWS 256
 #define CALLS 2000000L
@@ -47,18 +46,9 @@ int main(void) {
     if (!server) return 1;
     char urls[ROWS][64];
     const char *rows[ROWS];
-    for (int i = 0; i < ROWS; i++) {
-        image_server_jpeg_url(server, i, urls[i], sizeof urls[i]);
-        rows[i] = urls[i];
-    }
-
-    lazyimg_config cfg;
-    lazyimg_config_init(&cfg);
-    cfg.target_width = 64;
-    cfg.target_height = 64;
-    lazyimg_loader *loader = NULL;
-    if (lazyimg_loader_create(&cfg, &loader) != LAZYIMG_OK) return 1;
-    lazyimg_set_items(loader, rows, ROWS);
+    bench_jpeg_rows(server, ROWS, urls, rows);
+    lazyimg_loader *loader = bench_thumbnail_loader(rows, ROWS);
+    if (!loader) return 1;
 
     /* Misses: each schedules one download and hands out a ticket. */
     double t0 = now_ns();

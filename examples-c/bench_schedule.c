@@ -22,8 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "image_server.h"
-#include "lazyimg.h"
+#include "bench_list.h"
 
 #define ROWS 2000
 #define VISIBLE 10
@@ -163,16 +162,9 @@ int main(void) {
     if (!server) return 1;
     static char urls[ROWS][64];
     static const char *rows[ROWS];
-    for (int i = 0; i < ROWS; i++) {
-        image_server_jpeg_url(server, i, urls[i], sizeof urls[i]);
-        rows[i] = urls[i];
-    }
-    lazyimg_config cfg;
-    lazyimg_config_init(&cfg);
-    cfg.target_width = 64;
-    cfg.target_height = 64;
-    if (lazyimg_loader_create(&cfg, &loader) != LAZYIMG_OK) return 1;
-    lazyimg_set_items(loader, rows, ROWS);
+    bench_jpeg_rows(server, ROWS, urls, rows);
+    loader = bench_thumbnail_loader(rows, ROWS);
+    if (!loader) return 1;
 
     pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
     volatile long sink = 0;
@@ -213,8 +205,8 @@ int main(void) {
         image_server_jpeg_url(server, i, pending_urls[i], sizeof pending_urls[i]);
         pending_rows[i] = pending_urls[i];
     }
-    if (lazyimg_loader_create(&cfg, &loader) != LAZYIMG_OK) return 1;
-    lazyimg_set_items(loader, pending_rows, PENDING);
+    loader = bench_thumbnail_loader(pending_rows, PENDING);
+    if (!loader) return 1;
     lazyimg_set_scroll_state(loader, LAZYIMG_SCROLL_DRAGGING, 1000);
     double t0 = now_ns();
     for (size_t row = 0; row < PENDING; row++) {
@@ -257,8 +249,8 @@ int main(void) {
     /* Part 3: the view-change calls alone, with nothing in flight (the list flies,
      * so nothing starts): the scheduler's own cost, free of lock contention with
      * the network and decode threads. */
-    if (lazyimg_loader_create(&cfg, &loader) != LAZYIMG_OK) return 1;
-    lazyimg_set_items(loader, pending_rows, ROWS);
+    loader = bench_thumbnail_loader(pending_rows, ROWS);
+    if (!loader) return 1;
     lazyimg_set_scroll_state(loader, LAZYIMG_SCROLL_DRAGGING, 1000);
     lazyimg_set_visible_range(loader, 100, VISIBLE);
     double same_ns = 1e30, step_ns = 1e30, jump_ns = 1e30, turn_ns = 1e30, sample_ns = 1e30;

@@ -1,0 +1,20 @@
+/*
+ * bench_list.h: what the C benchmarks share: the loopback image server's JPEG
+ * URLs as a list's rows, and a loader that fits them into 64x64 cells.
+ */
+#ifndef BENCH_LIST_H
+#define BENCH_LIST_H
+
+#include <stddef.h>
+
+#include "image_server.h"
+#include "lazyimg.h"
+
+/* Writes row i's URL into urls[i] and points rows[i] at it, for i < count. */
+void bench_jpeg_rows(const image_server *server, int count, char (*urls)[64], const char **rows);
+
+/* A loader with the default configuration but a 64x64 box, over `count` rows
+ * (none when count is 0); NULL, with the reason on stderr, when it fails. */
+lazyimg_loader *bench_thumbnail_loader(const char *const *rows, size_t count);
+
+#endif /* BENCH_LIST_H */
