@@ -139,24 +139,8 @@ int main(void) {
     /* The visible rows in memory, and the list at rest on them. */
     lazyimg_set_scroll_state(loader, LAZYIMG_SCROLL_IDLE, 0);
     lazyimg_set_visible_range(loader, 0, VISIBLE);
-    for (size_t row = 0; row < VISIBLE; row++) {
-        lazyimg_image *image = NULL;
-        uint64_t ticket = 0;
-        lazyimg_request(loader, row, &image, &ticket);
-        lazyimg_image_release(image);
-    }
-    lazyimg_stats stats = {.struct_size = sizeof stats};
-    for (int waits = 0; waits < 1000; waits++) {
-        lazyimg_get_stats(loader, &stats);
-        if (stats.memory_cache_count >= VISIBLE) break;
-        lazyimg_wait(loader, 1000);
-        lazyimg_dispatch(loader, 0);
-    }
-    if (stats.memory_cache_count < VISIBLE) {
-        fprintf(stderr, "bench: only %llu of %d images cached\n", (unsigned long long)stats.memory_cache_count,
-                VISIBLE);
-        return 1;
-    }
+    bench_request_rows(loader, VISIBLE);
+    if (bench_wait_cached(loader, VISIBLE) != 0) return 1;
 
     int64_t tick = now_ns();
     for (int round = 0; round < ROUNDS; round++) {

@@ -1,6 +1,7 @@
 /* bench_list.c: see bench_list.h. */
 #include "bench_list.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 void bench_jpeg_rows(const image_server *server, int count, char (*urls)[64], const char **rows) {
@@ -24,4 +25,25 @@ lazyimg_loader *bench_thumbnail_loader(const char *const *rows, size_t count) {
         return NULL;
     }
     return loader;
+}
+
+void bench_request_rows(lazyimg_loader *loader, size_t count) {
+    for (size_t row = 0; row < count; row++) {
+        lazyimg_image *image = NULL;
+        uint64_t ticket = 0;
+        lazyimg_request(loader, row, &image, &ticket);
+        lazyimg_image_release(image);
+    }
+}
+
+int bench_wait_cached(lazyimg_loader *loader, size_t count) {
+    lazyimg_stats stats = {.struct_size = sizeof stats};
+    for (int waits = 0; waits < 1000; waits++) {
+        lazyimg_get_stats(loader, &stats);
+        if (stats.memory_cache_count >= count) return 0;
+        lazyimg_wait(loader, 1000);
+        lazyimg_dispatch(loader, 0);
+    }
+    fprintf(stderr, "bench: only %llu of %zu images cached\n", (unsigned long long)stats.memory_cache_count, count);
+    return -1;
 }

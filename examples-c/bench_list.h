@@ -17,4 +17,11 @@ void bench_jpeg_rows(const image_server *server, int count, char (*urls)[64], co
  * (none when count is 0); NULL, with the reason on stderr, when it fails. */
 lazyimg_loader *bench_thumbnail_loader(const char *const *rows, size_t count);
 
+/* Asks for rows [0, count), letting go of any image answered at once. */
+void bench_request_rows(lazyimg_loader *loader, size_t count);
+
+/* Dispatches until `count` images are in memory: 0 then, -1 with the reason on
+ * stderr when they are not after 1,000 waits of up to a second. */
+int bench_wait_cached(lazyimg_loader *loader, size_t count);
+
 #endif /* BENCH_LIST_H */

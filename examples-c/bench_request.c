@@ -52,26 +52,10 @@ int main(void) {
 
     /* Misses: each schedules one download and hands out a ticket. */
     double t0 = now_ns();
-    for (size_t row = 0; row < ROWS; row++) {
-        lazyimg_image *image = NULL;
-        uint64_t ticket = 0;
-        lazyimg_request(loader, row, &image, &ticket);
-        lazyimg_image_release(image);
-    }
+    bench_request_rows(loader, ROWS);
     double miss_ns = (now_ns() - t0) / ROWS;
-
-    /* Fill the cache: wait for every ticket's event. */
-    lazyimg_stats stats = {.struct_size = sizeof stats};
-    for (int spins = 0; spins < 1000; spins++) {
-        lazyimg_get_stats(loader, &stats);
-        if (stats.events_delivered >= ROWS) break;
-        lazyimg_wait(loader, 1000);
-        lazyimg_dispatch(loader, 0);
-    }
-    if (stats.memory_cache_count < ROWS) {
-        fprintf(stderr, "bench: only %llu of %d images cached\n", (unsigned long long)stats.memory_cache_count, ROWS);
-        return 1;
-    }
+    /* Every ticket's event fills the cache. */
+    if (bench_wait_cached(loader, ROWS) != 0) return 1;
 
     double hit_ns, lookup_ns, empty_ns, mutex_ns;
     volatile uint32_t sink = 0;
