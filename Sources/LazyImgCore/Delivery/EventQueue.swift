@@ -1,5 +1,6 @@
 import CLazyImgSupport
 import Glibc
+import Synchronization
 
 /// Completed events waiting for delivery, in completion order.
 ///
@@ -28,6 +29,8 @@ final class EventQueue: @unchecked Sendable {
     private let fd: Int32
     /// The host has the fd: from then on it mirrors the queue.
     private var fdArmed = false
+    /// `waiting`, readable without the lock; stored with it held.
+    private let waitingHint = Atomic<Int>(0)
 
     /// `withFD`: make the eventfd for host delivery. Returns nil if that fails.
     init?(withFD: Bool) {
@@ -46,6 +49,11 @@ final class EventQueue: @unchecked Sendable {
 
     private var waiting: Int { events.count - head }
 
+    /// Whether events may wait, without the lock: false only if none waited a moment
+    /// ago. An event pushed meanwhile is taken by the next take (and a host polling
+    /// the fd is woken for it).
+    var mayHaveEvents: Bool { waitingHint.load(ordering: .acquiring) > 0 }
+
     /// The fd for the host's poll loop (-1 without one), mirroring the queue from now
     /// on: readable at once if events already wait.
     func armedFD() -> Int32 {
@@ -62,6 +70,7 @@ final class EventQueue: @unchecked Sendable {
         condition.locked {
             if waiting == 0, fdArmed { lazyimg_eventfd_signal(fd) }
             events.append(event)
+            waitingHint.store(waiting, ordering: .releasing)
             condition.broadcast()
         }
     }
@@ -72,6 +81,7 @@ final class EventQueue: @unchecked Sendable {
     }
 
     private func _take(max: Int) -> [LoaderEvent] {
+        defer { waitingHint.store(waiting, ordering: .releasing) }
         let n = max <= 0 ? waiting : Swift.min(max, waiting)
         guard n > 0 else { return [] }
         if head == 0 && n == events.count {

@@ -29,6 +29,8 @@ public final class ImageLoader: Sendable {
     /// an allocation and a weak reference each, on the thread that started it (often
     /// the host's, with the lock held).
     let transferCompletion: @Sendable (TransferID, DataResponse) -> Void
+    /// The view a list at rest set last, for the host's unchanged repeats of it.
+    let restingView = RestingView()
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
@@ -130,11 +132,15 @@ public final class ImageLoader: Sendable {
     /// Rows `first ..< first + count` are on screen. Work for rows outside the visible
     /// range, the landing zone and the prefetch window is cancelled.
     public func setVisibleRange(first: Int, count: Int) throws(LoaderError) {
+        let lower = max(0, first)
+        let rows = lower..<lower.addingClamped(max(0, count))
+        // A list at rest repeats its range every frame: unchanged, without the lock.
+        if restingView.isCurrent(under: state, rows: rows) { return }
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
-            let lower = max(0, first)
-            s.view.setVisible(lower..<lower.addingClamped(max(0, count)))
+            s.view.setVisible(rows)
             _viewDidChange(in: &s)
+            _publishRestingView(in: &s)
         }
     }
 
@@ -142,11 +148,21 @@ public final class ImageLoader: Sendable {
     /// faster, nothing new starts except the landing zone of a deceleration. Each
     /// call while decelerating is one velocity sample of the decay.
     public func setScrollState(_ scroll: ScrollState, velocity: Double) throws(LoaderError) {
+        // A list at rest says so every frame: unchanged, without the lock.
+        if scroll == .idle && velocity == 0 && restingView.isCurrent(under: state, rows: nil) { return }
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             s.view.setScroll(scroll, velocity: velocity, now: clock.nowMilliseconds)
             _viewDidChange(in: &s)
+            _publishRestingView(in: &s)
         }
+    }
+
+    /// After a state or range call: if the list now rests where a repeat of either
+    /// changes nothing, the repeats skip the lock until anything else takes it.
+    /// (State lock held.)
+    private func _publishRestingView(in s: inout LoaderState) {
+        restingView.publish(s.view.repeatsChangeNothing && !s.isShuttingDown ? s.view.visible : nil, under: state)
     }
 
     /// Rows `first ..< first + count` will be on screen when the list rests (the
@@ -302,7 +318,9 @@ public final class ImageLoader: Sendable {
     /// Host delivery: runs up to `max` waiting callbacks (0 = all waiting now) on the
     /// calling thread; returns how many ran.
     public func dispatch(max: Int) -> Int {
-        guard delivery.mode == .host, !state.withLock({ $0.isShuttingDown }) else { return 0 }
+        // Most frames have nothing to deliver: they return before the loader's lock.
+        guard delivery.mode == .host, delivery.queue.mayHaveEvents,
+              !state.withLock({ $0.isShuttingDown }) else { return 0 }
         return delivery.dispatch(max: max)
     }
 

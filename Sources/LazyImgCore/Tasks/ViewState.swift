@@ -108,6 +108,14 @@ public struct ViewState: Sendable {
         slowRowsPerSecond > 0 ? slowRowsPerSecond : Double(max(1, visible?.count ?? 0))
     }
 
+    /// At rest and settled: another IDLE state with velocity 0, or the same visible
+    /// range, would change nothing here. The first IDLE call after motion voids the
+    /// target and the decay samples, and the first range call after a landing forgets
+    /// the landing; until both happened, a repeat still changes something.
+    public var repeatsChangeNothing: Bool {
+        scroll == .idle && velocity == 0 && target == nil && landedUntilNextRange == nil && visible != nil
+    }
+
     /// The host's prediction of the resting rows; an empty range withdraws it.
     public mutating func setTarget(_ rows: Range<Int>) {
         target = rows.isEmpty ? nil : rows
