@@ -690,14 +690,15 @@ void lazyimg_trim_memory(lazyimg_loader *loader, int level);
  * stays fresh until evicted or removed. */
 
 /* Removes every entry of the loader's disk cache (other loaders and processes
- * sharing the directory see it empty too). Blocks for the file deletions: not
+ * sharing the directory see it empty too), and the responses its session keeps
+ * for reuse (see "sessions"). Blocks for the file deletions: not
  * for a per-frame path. OK also when the loader has no disk cache.
  * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
 lazyimg_status lazyimg_disk_cache_clear(lazyimg_loader *loader);
 
 /* Removes `url` (copied) from the disk cache, its original and the thumbnails
- * of every box, and from this loader's memory cache, so the next request
- * downloads it. Blocks for the file deletions. OK also when it was not cached
+ * of every box, from this loader's memory cache and from the responses its
+ * session keeps for reuse, so the next request downloads it. Blocks for the file deletions. OK also when it was not cached
  * or the loader has no disk cache.
  * Errors: INVALID_ARGUMENT (NULL loader or url), SHUTDOWN. */
 lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char *url);
@@ -707,7 +708,10 @@ lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char 
 /* A session is what loaders in one process share: one libcurl network thread
  * and its connections (max_concurrent_downloads for all of them together), one
  * table of downloads so that a URL is downloaded once however many loaders
- * want it (each decodes it into its own box), one disk cache, and one memory
+ * want it (each decodes it into its own box; a loader that asks for it up to 5
+ * seconds after its download ended gets that response too, if the disk cache
+ * could keep and serve it: 2xx, not no-store, fresh; the newest 4 MiB of such
+ * responses are kept), one disk cache, and one memory
  * budget for the decoded images all of them keep (memory_cache_bytes for all
  * of them together). Pass it in lazyimg_config.session. A loader made without
  * one has its own, as before. file:// URLs (allow_file_urls) are read by each

@@ -108,6 +108,24 @@ extension DiskCacheEndToEndTests {
         XCTAssertEqual(server.hits("/p.jpg"), 1)
     }
 
+    func testALoaderAskingJustAfterAnothersDownloadEndedUsesItsResponse() throws {
+        server.serve("/q.jpg", body: makeJPEG(width: 120, height: 90))
+        let session = try makeSession(diskCache: true)
+        defer { lazyimg_session_destroy(session) }
+        let list = try makeSessionHost(session, box: 64)
+        let detail = try makeSessionHost(session, box: 256)
+        XCTAssertEqual(list.setItems([server.url("/q.jpg")]), LAZYIMG_OK)
+        XCTAssertEqual(detail.setItems([server.url("/q.jpg")]), LAZYIMG_OK)
+        XCTAssertEqual(list.request(0).status, LAZYIMG_PENDING)
+        list.dispatch(until: 1)
+        // The list shows its image; its disk write may not have begun.
+        XCTAssertEqual(detail.request(0).status, LAZYIMG_PENDING)
+        detail.dispatch(until: 1)
+        XCTAssertEqual(detail.events.first?.type, LAZYIMG_EVENT_IMAGE)
+        XCTAssertEqual(detail.events.first?.width, 120, "the whole picture: it fits the detail's box")
+        XCTAssertEqual(server.hits("/q.jpg"), 1, "one download for both loaders")
+    }
+
     func testSessionCreationErrors() throws {
         XCTAssertEqual(lazyimg_session_create(nil, nil), LAZYIMG_E_INVALID_ARGUMENT)
         var session: OpaquePointer?

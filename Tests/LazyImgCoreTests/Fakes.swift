@@ -45,7 +45,7 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
     /// thread would). Returns false when none is live.
     @discardableResult
     func complete(_ url: String, with result: Result<[UInt8], LoaderError>, httpStatus: Int = 200,
-                  retryAfterMilliseconds: Int64? = nil) -> Bool {
+                  retryAfterMilliseconds: Int64? = nil, cacheHeaders: HTTPCacheHeaders = HTTPCacheHeaders()) -> Bool {
         let transfer = lock.withLock { state -> Started? in
             guard let match = state.live.values.first(where: { $0.url == url }) else { return nil }
             state.live[match.id] = nil
@@ -53,7 +53,8 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
         }
         guard let transfer else { return false }
         transfer.completion(transfer.id, DataResponse(result: result, httpStatus: httpStatus,
-                                                      retryAfterMilliseconds: retryAfterMilliseconds))
+                                                      retryAfterMilliseconds: retryAfterMilliseconds,
+                                                      cacheHeaders: cacheHeaders))
         return true
     }
 }

@@ -155,20 +155,24 @@ extension ImageLoader {
 
     // MARK: The host's calls
 
-    /// Empties the disk cache. Blocks for the file deletions.
+    /// Empties the disk cache, and the responses the session keeps for reuse. Blocks
+    /// for the file deletions.
     public func clearDiskCache() throws(LoaderError) {
         guard !state.withLock({ $0.isShuttingDown }) else { throw .shutdown }
+        transport.forgetRecentResponses(of: nil)
         diskCache?.removeAll()
     }
 
-    /// Forgets `url`: its original and thumbnails on disk, its image in memory, so
-    /// the next request downloads it. Blocks for the file deletions.
+    /// Forgets `url`: its original and thumbnails on disk, its image in memory and a
+    /// response the session keeps for reuse, so the next request downloads it.
+    /// Blocks for the file deletions.
     public func removeFromDiskCache(url: ImageURL) throws(LoaderError) {
         let key = CacheKey(url: url, options: configuration.decodeOptions)
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             s.cache.remove(key)
         }
+        transport.forgetRecentResponses(of: url)
         diskCache?.remove(group: url.bytes)
     }
 }

@@ -225,7 +225,12 @@ extension ImageLoader {
         var request = configuration.dataRequest(for: key.url)
         // A stale disk copy is revalidated: a 304 answers without a body.
         if let validators { request.validators = validators }
-        transport.start(id, request, completion: transferCompletion)
+        if let reused = transport.startOrReuse(id, request, completion: transferCompletion) {
+            // Another loader of the session downloaded it a moment ago: its response,
+            // handed on like a completion, off this thread and this lock.
+            let completion = transferCompletion
+            decodePool.submit(priority: Int.min) { _ in completion(id, reused) }
+        }
     }
 
     /// Ends a live ticket with CANCELLED and lets go of its job if nothing else wants it.

@@ -77,4 +77,22 @@ public protocol DataLoading: AnyObject, Sendable {
     func progress(of id: TransferID) -> TransferProgress?
     /// Stops every transfer (no completions follow) and joins the thread; idempotent.
     func shutdown()
+    /// As `start`, unless a response for the same request ended a moment ago and may
+    /// be used again: then no transfer starts, `completion` is never called, and that
+    /// response is returned for the caller to hand on off its own thread.
+    func startOrReuse(_ id: TransferID, _ request: DataRequest,
+                      completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse?
+    /// Forgets the responses kept for reuse: those of `url`, or all of them (nil).
+    func forgetRecentResponses(of url: ImageURL?)
+}
+
+extension DataLoading {
+    /// A transport that keeps no responses starts every request.
+    public func startOrReuse(_ id: TransferID, _ request: DataRequest,
+                             completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
+        start(id, request, completion: completion)
+        return nil
+    }
+
+    public func forgetRecentResponses(of url: ImageURL?) {}
 }

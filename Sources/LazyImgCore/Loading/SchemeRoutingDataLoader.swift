@@ -39,6 +39,20 @@ final class SchemeRoutingDataLoader: DataLoading {
         }
     }
 
+    /// File reads are never kept: a file is its own copy.
+    func startOrReuse(_ id: TransferID, _ request: DataRequest,
+                      completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
+        if let files, URLCheck.isFileURL(request.url) {
+            files.start(id, request, completion: completion)
+            return nil
+        }
+        return network.startOrReuse(id, request, completion: completion)
+    }
+
+    func forgetRecentResponses(of url: ImageURL?) {
+        network.forgetRecentResponses(of: url)
+    }
+
     /// File reads report no progress: they are never nearly done, only quick.
     func progress(of id: TransferID) -> TransferProgress? {
         network.progress(of: id)

@@ -2,6 +2,12 @@
 /// (with the same headers and limits) share one transfer, whatever box each loader
 /// decodes it into.
 ///
+/// A request that comes just after its transfer ended gets that response too
+/// (`startOrReuse`): a loader that asks between another loader's download and that
+/// loader's disk write would otherwise find neither and download again. Responses
+/// the disk cache could keep (2xx, storable, fresh) are kept for a few seconds,
+/// the newest few MiB.
+///
 /// Each loader talks to it through its own `Client`, a `DataLoading` with the
 /// loader's own transfer IDs. A shared transfer is cancelled only when its last
 /// subscriber cancels. Completions run on the network thread, never with a lock
@@ -45,13 +51,59 @@ public final class TransferCoalescer: Sendable {
         var transferByKey: [RequestKey: TransferID] = [:]
         var transferBySubscriber: [Subscriber: TransferID] = [:]
         var transfers: [TransferID: SharedTransfer] = [:]
+        var recent = RecentResponses()
     }
+
+    /// Responses that ended a moment ago. A lookup (on the thread starting a
+    /// transfer, often the host's) is one hash lookup; the network thread, adding
+    /// one, drops what expired or no longer fits, oldest first.
+    private struct RecentResponses {
+        private var byKey: [RequestKey: (response: DataResponse, bytes: Int, endedAt: Int64)] = [:]
+        /// The keys of `byKey`, oldest first.
+        private var order: [RequestKey] = []
+        private var bytes = 0
+
+        func response(for key: RequestKey, now: Int64) -> DataResponse? {
+            guard let entry = byKey[key], now - entry.endedAt < TransferCoalescer.reuseMilliseconds else { return nil }
+            return entry.response
+        }
+
+        mutating func add(_ response: DataResponse, for key: RequestKey, bytes count: Int, now: Int64) {
+            forget { $0 == key }
+            byKey[key] = (response, count, now)
+            order.append(key)
+            bytes += count
+            var dropped = 0
+            while dropped < order.count, let entry = byKey[order[dropped]],
+                  bytes > TransferCoalescer.reuseBytes || now - entry.endedAt >= TransferCoalescer.reuseMilliseconds {
+                bytes -= entry.bytes
+                byKey[order[dropped]] = nil
+                dropped += 1
+            }
+            order.removeFirst(dropped)
+        }
+
+        mutating func forget(where matches: (RequestKey) -> Bool) {
+            for key in order where matches(key) {
+                bytes -= byKey.removeValue(forKey: key)?.bytes ?? 0
+            }
+            order.removeAll(where: matches)
+        }
+    }
+
+    /// How long and how much is kept for reuse: enough to span a decode and a disk
+    /// write (milliseconds), bounded so that a fling's downloads cannot pile up.
+    static let reuseMilliseconds: Int64 = 5_000
+    static let reuseBytes = 4 << 20
 
     private let network: any DataLoading
     private let state = Locked(State())
+    /// Times the reuse window; a manual clock in tests.
+    private let clock: any Clock
 
-    public init(network: any DataLoading) {
+    public init(network: any DataLoading, clock: any Clock = MonotonicClock()) {
         self.network = network
+        self.clock = clock
     }
 
     deinit {
@@ -66,14 +118,18 @@ public final class TransferCoalescer: Sendable {
         })
     }
 
-    fileprivate func start(_ subscriber: Subscriber, _ request: DataRequest,
-                           completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
+    /// Joins or starts the transfer for `request`, or returns the response it ended
+    /// with a moment ago (then nothing is started or joined).
+    fileprivate func start(_ subscriber: Subscriber, _ request: DataRequest, reusing: Bool,
+                           completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
         let key = RequestKey(request)
-        state.withLock { s in
+        let now = clock.nowMilliseconds
+        return state.withLock { s -> DataResponse? in
+            if reusing, let response = s.recent.response(for: key, now: now) { return response }
             if let shared = s.transferByKey[key] {
                 s.transfers[shared]?.subscribers[subscriber] = completion
                 s.transferBySubscriber[subscriber] = shared
-                return
+                return nil
             }
             s.lastID += 1
             let id = s.lastID
@@ -84,7 +140,12 @@ public final class TransferCoalescer: Sendable {
             s.transferBySubscriber[subscriber] = id
             // Under the lock, so a cancel cannot reach the network before the start.
             network.start(id, request) { [weak self] id, response in self?.complete(id, response) }
+            return nil
         }
+    }
+
+    fileprivate func forgetRecentResponses(of url: ImageURL?) {
+        state.withLock { s in s.recent.forget { url == nil || $0.url == url } }
     }
 
     fileprivate func cancel(_ subscriber: Subscriber) {
@@ -111,13 +172,28 @@ public final class TransferCoalescer: Sendable {
     }
 
     private func complete(_ id: TransferID, _ response: DataResponse) {
+        let reusable = Self.reusableBytes(response)
+        let now = clock.nowMilliseconds
         let subscribers = state.withLock { s -> [Subscriber: @Sendable (TransferID, DataResponse) -> Void] in
             guard let transfer = s.transfers.removeValue(forKey: id) else { return [:] }
             s.transferByKey[transfer.key] = nil
+            // In the same hold as the removal: a request after it finds this instead.
+            if let reusable { s.recent.add(response, for: transfer.key, bytes: reusable, now: now) }
             for subscriber in transfer.subscribers.keys { s.transferBySubscriber[subscriber] = nil }
             return transfer.subscribers
         }
         for (subscriber, completion) in subscribers { completion(subscriber.id, response) }
+    }
+
+    /// The body's size if the response may answer a later request: what the disk
+    /// cache would keep and serve without asking (RFC 9111: 2xx, not no-store, fresh).
+    private static func reusableBytes(_ response: DataResponse) -> Int? {
+        guard case .success(let body) = response.result, (200..<300).contains(response.httpStatus),
+              body.count <= reuseBytes, HTTPCacheMetadata.allowsStoring(response.cacheHeaders),
+              HTTPCacheMetadata(headers: response.cacheHeaders, now: HTTPCacheMetadata.now)
+                  .isFresh(now: HTTPCacheMetadata.now)
+        else { return nil }
+        return body.count
     }
 
     /// One loader's view: its own IDs, and a shutdown that ends its completions.
@@ -137,10 +213,24 @@ public final class TransferCoalescer: Sendable {
 
         func start(_ id: TransferID, _ request: DataRequest,
                    completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
-            guard !gate.locked({ stopped }) else { return }
-            coalescer.start(Subscriber(client: token, id: id), request) { [weak self] id, response in
+            _ = start(id, request, reusing: false, completion: completion)
+        }
+
+        func startOrReuse(_ id: TransferID, _ request: DataRequest,
+                          completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
+            start(id, request, reusing: true, completion: completion)
+        }
+
+        private func start(_ id: TransferID, _ request: DataRequest, reusing: Bool,
+                           completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
+            guard !gate.locked({ stopped }) else { return nil }
+            return coalescer.start(Subscriber(client: token, id: id), request, reusing: reusing) { [weak self] id, response in
                 self?.deliver(id, response, to: completion)
             }
+        }
+
+        func forgetRecentResponses(of url: ImageURL?) {
+            coalescer.forgetRecentResponses(of: url)
         }
 
         func cancel(_ id: TransferID) {
