@@ -26,7 +26,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "bench_list.h"
@@ -134,12 +133,10 @@ static double percentile_us(const int64_t *sorted, int n, double fraction) {
 }
 
 int main(void) {
-    image_server *server = image_server_start();
-    if (!server) return 1;
+    image_server *server = NULL;
     char urls[ROWS][64];
     const char *rows[ROWS];
-    bench_jpeg_rows(server, ROWS, urls, rows);
-    loader = bench_thumbnail_loader(rows, ROWS);
+    loader = bench_open_list(&server, ROWS, urls, rows);
     if (!loader) return 1;
 
     /* The visible rows in memory, and the list at rest on them. */

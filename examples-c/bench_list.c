@@ -4,11 +4,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-void bench_jpeg_rows(const image_server *server, int count, char (*urls)[64], const char **rows) {
+lazyimg_loader *bench_open_list(image_server **server, int count, char (*urls)[64], const char **rows) {
+    *server = image_server_start();
+    if (!*server) return NULL;
     for (int i = 0; i < count; i++) {
-        image_server_jpeg_url(server, i, urls[i], sizeof urls[i]);
+        image_server_jpeg_url(*server, i, urls[i], sizeof urls[i]);
         rows[i] = urls[i];
     }
+    lazyimg_loader *loader = bench_thumbnail_loader(rows, (size_t)count);
+    if (!loader) {
+        image_server_stop(*server);
+        *server = NULL;
+    }
+    return loader;
 }
 
 lazyimg_loader *bench_thumbnail_loader(const char *const *rows, size_t count) {

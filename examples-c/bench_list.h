@@ -10,8 +10,11 @@
 #include "image_server.h"
 #include "lazyimg.h"
 
-/* Writes row i's URL into urls[i] and points rows[i] at it, for i < count. */
-void bench_jpeg_rows(const image_server *server, int count, char (*urls)[64], const char **rows);
+/* Starts the loopback image server into *server, and returns a loader (as
+ * bench_thumbnail_loader) over its first `count` JPEG rows: row i's URL is
+ * written into urls[i] and rows[i] points at it. NULL on failure, with the
+ * reason on stderr and no server left running. */
+lazyimg_loader *bench_open_list(image_server **server, int count, char (*urls)[64], const char **rows);
 
 /* A loader with the default configuration but a 64x64 box, over `count` rows
  * (none when count is 0); NULL, with the reason on stderr, when it fails. */

@@ -42,12 +42,10 @@ static double now_ns(void) {
     } while (0)
 
 int main(void) {
-    image_server *server = image_server_start();
-    if (!server) return 1;
+    image_server *server = NULL;
     char urls[ROWS][64];
     const char *rows[ROWS];
-    bench_jpeg_rows(server, ROWS, urls, rows);
-    lazyimg_loader *loader = bench_thumbnail_loader(rows, ROWS);
+    lazyimg_loader *loader = bench_open_list(&server, ROWS, urls, rows);
     if (!loader) return 1;
 
     /* Misses: each schedules one download and hands out a ticket. */

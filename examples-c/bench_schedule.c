@@ -158,12 +158,10 @@ static void print_phase(const phase *p, double mutex_ns) {
 }
 
 int main(void) {
-    image_server *server = image_server_start();
-    if (!server) return 1;
+    image_server *server = NULL;
     static char urls[ROWS][64];
     static const char *rows[ROWS];
-    bench_jpeg_rows(server, ROWS, urls, rows);
-    loader = bench_thumbnail_loader(rows, ROWS);
+    loader = bench_open_list(&server, ROWS, urls, rows);
     if (!loader) return 1;
 
     pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;

@@ -11,8 +11,8 @@ private func urls(_ rows: some Sequence<Int>) -> [String] { rows.map(url) }
 /// predictions, the order of starts, the nearly-done rule, the waste budget, start
 /// pacing and large screens.
 final class LoaderSchedulingTests: XCTestCase {
-    /// Completes every live transfer until none is left (completions start more).
-    /// Completes every live download, and waits for their decodes.
+    /// Completes every live transfer until none is left (completions start more),
+    /// and waits for their decodes.
     private func completeAll(_ h: PolicyHarness, bytes: [UInt8] = [1]) {
         while let next = h.transport.liveURLs.first { h.transport.complete(next, with: .success(bytes)) }
         h.waitForDecodes()

@@ -31,10 +31,9 @@ final class SchemeRoutingDataLoader: DataLoading {
 
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
-        if let files, URLCheck.isFileURL(request.url) {
+        if let files = fileReader(for: request) {
             files.start(id, request, completion: completion)
         } else {
-            // A file URL without a file reader: libcurl refuses it as a bad URL.
             network.start(id, request, completion: completion)
         }
     }
@@ -42,11 +41,17 @@ final class SchemeRoutingDataLoader: DataLoading {
     /// File reads are never kept: a file is its own copy.
     func startOrReuse(_ id: TransferID, _ request: DataRequest,
                       completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
-        if let files, URLCheck.isFileURL(request.url) {
+        if let files = fileReader(for: request) {
             files.start(id, request, completion: completion)
             return nil
         }
         return network.startOrReuse(id, request, completion: completion)
+    }
+
+    /// Where a file URL goes; nil sends the request to the network (a file URL
+    /// without a file reader too: libcurl refuses it as a bad URL).
+    private func fileReader(for request: DataRequest) -> LocalFileLoader? {
+        URLCheck.isFileURL(request.url) ? files : nil
     }
 
     func forgetRecentResponses(of url: ImageURL?) {

@@ -123,7 +123,7 @@ public final class TransferCoalescer: Sendable {
     fileprivate func start(_ subscriber: Subscriber, _ request: DataRequest, reusing: Bool,
                            completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
         let key = RequestKey(request)
-        let now = clock.nowMilliseconds
+        let now = reusing ? clock.nowMilliseconds : 0
         return state.withLock { s -> DataResponse? in
             if reusing, let response = s.recent.response(for: key, now: now) { return response }
             if let shared = s.transferByKey[key] {
@@ -188,10 +188,10 @@ public final class TransferCoalescer: Sendable {
     /// The body's size if the response may answer a later request: what the disk
     /// cache would keep and serve without asking (RFC 9111: 2xx, not no-store, fresh).
     private static func reusableBytes(_ response: DataResponse) -> Int? {
+        let now = HTTPCacheMetadata.now
         guard case .success(let body) = response.result, (200..<300).contains(response.httpStatus),
               body.count <= reuseBytes, HTTPCacheMetadata.allowsStoring(response.cacheHeaders),
-              HTTPCacheMetadata(headers: response.cacheHeaders, now: HTTPCacheMetadata.now)
-                  .isFresh(now: HTTPCacheMetadata.now)
+              HTTPCacheMetadata(headers: response.cacheHeaders, now: now).isFresh(now: now)
         else { return nil }
         return body.count
     }

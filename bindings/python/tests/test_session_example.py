@@ -9,11 +9,13 @@ from session_example import main, show
 
 
 def hold_responses_until_both_loaders_started(monkeypatch, server, count):
-    """The example's one download per URL comes from both loaders asking while the
-    first download is still in flight. On loopback a download can end before the
-    second loader has looked in the disk cache and started its own; so the server
-    holds the responses (/slow/ paths) until both loaders have started `count`
-    downloads each (the second one's join the first's), then lets them go."""
+    """Both loaders' first run must report NETWORK: the second loader's downloads
+    join the first's while they are in flight. On loopback the first download can
+    end, and even reach the disk cache, before the second loader asks; it would
+    then be answered by the session's kept response or from disk (one download
+    either way, but DISK for a source). So the server holds the responses
+    (/slow/ paths) until both loaders have started `count` downloads each, then
+    lets them go."""
     loaders = []
     request_all = session_example.request_all
     events_by_row = session_example.events_by_row
