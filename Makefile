@@ -259,7 +259,7 @@ DROP_GOLD_NOISE := { grep -vF 'ld.gold: warning: Cannot export local symbol' || 
 sanitize: deps
 	@if [ ! -d $(CORPUS) ]; then echo "sanitize: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
 	set -o pipefail; \
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan -Xswiftc -DLAZYIMG_ASAN_SUBSET \
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan -Xswiftc -DLAZYIMG_SUBSET -Xswiftc -DLAZYIMG_ASAN_SUBSET \
 	    2>&1 | $(DROP_GOLD_NOISE) && \
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	    .build/asan/debug/lazyimgPackageTests.xctest
@@ -270,21 +270,22 @@ sanitize: deps
 # bundle of more than about 23 test classes crashes before any test runs, in the
 # Swift runtime's type-name cache (XCTest names every class; TSan reports a CHECK
 # in its allocator, ASan a bad free), whether through `swift test` or not. So the
-# suite runs as three groups of at most 20 classes, each its own build
-# (LAZYIMG_TSAN_SUBSET, _2, _3: an #if at the top of each test file says which),
-# and the ASan corpus run builds its own subset (LAZYIMG_ASAN_SUBSET). The test
-# binaries run directly. A new test file needs its #if too (`make
-# check-test-subsets` names the ones that lack it). The last line adds the groups up.
-TSAN_GROUPS := LAZYIMG_TSAN_SUBSET LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3
+# suite runs as groups of at most 20 classes, each its own build, and the ASan
+# corpus run builds its own subset. Each test file names the subsets it belongs
+# to in an #if at its top, `#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_2`: a plain
+# build defines no LAZYIMG_SUBSET and compiles every file; a subset build defines
+# it and its group's name. The test binaries run directly. A new test file needs
+# its #if too (`make check-test-subsets` names the ones that lack it). The last
+# line adds the groups up.
+TSAN_GROUPS := LAZYIMG_TSAN_SUBSET_1 LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3 LAZYIMG_TSAN_SUBSET_4
 check-test-subsets:
-	@missing=$$(grep -LE '^#if !LAZYIMG_' $$(grep -lE 'class [A-Za-z]+: XCTestCase|^extension [A-Za-z]+Tests' Tests/*/*.swift)); \
-	if [ -n "$$missing" ]; then echo "test files without a sanitizer-subset #if:"; echo "$$missing"; exit 1; fi
+	scripts/check-test-subsets.sh $(TSAN_GROUPS)
 
 tsan: deps
 	@mkdir -p build; set -o pipefail; executed=0; skipped=0; \
 	for group in $(TSAN_GROUPS); do \
 	    echo "tsan: $$group"; \
-	    $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan-$$group -Xswiftc -D$$group \
+	    $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan-$$group -Xswiftc -DLAZYIMG_SUBSET -Xswiftc -D$$group \
 	        2>&1 | $(DROP_GOLD_NOISE) || exit 1; \
 	    LAZYIMG_TSAN=1 TSAN_OPTIONS=halt_on_error=1 .build/tsan-$$group/debug/lazyimgPackageTests.xctest \
 	        >build/tsan-$$group.log 2>&1; status=$$?; cat build/tsan-$$group.log; [ $$status -eq 0 ] || exit $$status; \

@@ -1,4 +1,4 @@
-#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET_2 && !LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 1 (see the Makefile's tsan)
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_1 // ThreadSanitizer group 1 (see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
 import TestSupport

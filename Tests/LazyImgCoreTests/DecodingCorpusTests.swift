@@ -1,4 +1,4 @@
-#if !LAZYIMG_TSAN_SUBSET && !LAZYIMG_TSAN_SUBSET_2 // the AddressSanitizer subset, and ThreadSanitizer group 3
+#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_3 // the AddressSanitizer subset, and ThreadSanitizer group 3
 import LazyImgCore
 import TestSupport
 import XCTest

@@ -1,4 +1,4 @@
-#if !LAZYIMG_ASAN_SUBSET && !LAZYIMG_TSAN_SUBSET && !LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 2 (see the Makefile's tsan)
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_2 // ThreadSanitizer group 2 (see the Makefile's tsan)
 import Dispatch
 import XCTest
 @testable import LazyImgCore
