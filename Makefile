@@ -182,11 +182,10 @@ bench-frame-gap:
 	./build/bench_frame_gap
 
 # How long 10 rows take to land from a 40 ms loopback server under the old and new
-# connection defaults (prints a table; an XCTest that skips unless LAZYIMG_BENCH).
+# connection defaults (release build; prints a table).
 bench-screenful: deps
-	$(SWIFT) build -c $(TEST_CONFIG) --build-tests
-	LAZYIMG_BENCH=1 $(SWIFT) test -c $(TEST_CONFIG) --skip-build --disable-swift-testing --filter ScreenfulBenchmark 2>&1 \
-	    | grep -v '^\(Test \|\[\|	 Executed\)'
+	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --product lazyimg-bench-screenful
+	$(RELEASE_BIN)/lazyimg-bench-screenful
 
 # What the scroll-aware scheduler costs per frame during replayed flings, whether
 # the resting rows are ready at rest, and calls with 200k requests waiting.

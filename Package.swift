@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "lazyimg", type: .dynamic, targets: ["LazyImgABI"]),
         .executable(name: "lazyimg-bench", targets: ["lazyimg-bench"]),
         .executable(name: "lazyimg-bench-scroll", targets: ["lazyimg-bench-scroll"]),
+        .executable(name: "lazyimg-bench-screenful", targets: ["lazyimg-bench-screenful"]),
         .executable(name: "lazyimg-fuzz", targets: ["lazyimg-fuzz"]),
     ],
     targets: [
@@ -69,6 +70,13 @@ let package = Package(
             // Exports lazyimg_* from the program, so dlsym finds lazyimg_set_scroll_target
             // once the library has it (the version script keeps every other symbol local).
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
+        ),
+        // The first-screen benchmark (make bench-screenful): 10 rows from the site server
+        // under the old and new connection defaults.
+        .executableTarget(
+            name: "lazyimg-bench-screenful",
+            dependencies: ["ScrollBench", "CLazyImgHeader"],
+            path: "Tests/Benchmarks/lazyimg-bench-screenful"
         ),
 
         // libFuzzer targets for the decoders and the response path (make fuzz builds
