@@ -120,6 +120,12 @@ examples-bin: build
 run-examples: examples-bin
 	PYTHON=$(PYTHON) scripts/run-examples.sh build $(BIN)
 
+# README.md and docs/: every excerpt is still part of its file (the files
+# run-examples, run-termlist and check-python run), every link to a file resolves.
+.PHONY: check-docs
+check-docs:
+	$(PYTHON) scripts/check-docs.py
+
 # The Python binding's pytest tests, on the library just built. Debian's python3
 # and python3-pytest (make deps), whatever python3 comes first on PATH.
 PYTHON ?= /usr/bin/python3
@@ -321,7 +327,7 @@ check-symbols: build
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-docs check-python \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.
