@@ -24,8 +24,13 @@ SWIFT_FLAGS_release := -Xswiftc -static-stdlib
 SWIFT_BUILD = $(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS_$(CONFIG))
 # Where swift build puts liblazyimg.so.
 BIN = $(shell $(SWIFT_BUILD) --show-bin-path)
-DEMO_SRC := examples-c/demo.c examples-c/image_server.c
-DEMO_HDR := examples-c/image_server.h include/lazyimg.h
+# Where each kind of file lives (docs/contributing.md): the C checks and the loopback
+# image server they, the examples' runs and the C benchmarks share; the C benchmarks;
+# the demos, and the feed server and scroll-policy checks the demos share.
+CHECKS_C := Tests/C
+BENCH_C  := Tests/Benchmarks/C
+DEMOS    := examples-c/demos
+IMAGE_SERVER := $(CHECKS_C)/image_server.c
 # The loopback server encodes its images with these.
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
@@ -48,7 +53,7 @@ deps:
 # SwiftPM writes liblazyimg.so only; programs linked to it ask for its SONAME,
 # so add the liblazyimg.so.0 link, as ldconfig does on install.
 build: deps
-	$(SWIFT_BUILD)
+	$(SWIFT_BUILD) --product lazyimg
 	ln -sf liblazyimg.so $(BIN)/liblazyimg.so.0
 
 # The release build, whatever CONFIG says: what make install ships.
@@ -89,21 +94,21 @@ uninstall:
 check-install: deps
 	scripts/check-install.sh
 
-# The C examples, linked against the freshly built library (rpath to it):
-# demo (the list) and formats (fill, premultiplied BGRA, encoded output).
+# The self-checking C programs (Tests/C), linked against the freshly built library
+# (rpath to it): demo (the list) and formats (fill, premultiplied BGRA, encoded output).
 demo-bin: build
 	@mkdir -p build
-	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c $(DEMO_SRC) -o build/demo \
+	$(CC) -std=c99 $(STRICT) -Iinclude -I$(CHECKS_C) $(CHECKS_C)/demo.c $(IMAGE_SERVER) -o build/demo \
 	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
-	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c examples-c/formats.c examples-c/image_server.c \
+	$(CC) -std=c99 $(STRICT) -Iinclude -I$(CHECKS_C) $(CHECKS_C)/formats.c $(IMAGE_SERVER) \
 	    -o build/formats -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(SERVER_LIBS)
 
-# The small examples of the README's "Using it" sections, each run against the
-# loopback server by scripts/run-examples.sh.
+# The examples a user copies (examples-c/*.c), shown in README.md and docs/, each run
+# against the loopback image server by scripts/run-examples.sh.
 GLIB_FLAGS = $(shell pkg-config --cflags --libs glib-2.0)
 examples-bin: build
 	@mkdir -p build
-	$(CC) -std=c99 $(STRICT) -Iexamples-c examples-c/serve_images.c examples-c/image_server.c \
+	$(CC) -std=c99 $(STRICT) -I$(CHECKS_C) $(CHECKS_C)/serve_images.c $(IMAGE_SERVER) \
 	    -o build/serve_images $(SERVER_LIBS)
 	$(CC) -std=c99 $(STRICT) -Iinclude examples-c/minimal.c -o build/minimal \
 	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg -lspng
@@ -114,6 +119,12 @@ examples-bin: build
 
 run-examples: examples-bin
 	PYTHON=$(PYTHON) scripts/run-examples.sh build $(BIN)
+
+# README.md and docs/: every excerpt is still part of its file (the files
+# run-examples, run-termlist and check-python run), every link to a file resolves.
+.PHONY: check-docs
+check-docs:
+	$(PYTHON) scripts/check-docs.py
 
 # The Python binding's pytest tests, on the library just built. Debian's python3
 # and python3-pytest (make deps), whatever python3 comes first on PATH.
@@ -134,12 +145,15 @@ demo: termlist-bin
 	@if [ -t 1 ] && [ -t 0 ]; then ./build/termlist --latency-ms 150; \
 	else ./build/termlist --script builtin --sheet build/termlist-sheet.png; fi
 
-# The terminal list (examples-c/feed): its loopback feed server runs on libmicrohttpd.
-TERMLIST_SRC  := examples-c/feed/termlist.c examples-c/feed/feed_server.c examples-c/feed/scroll_windows.c
+# The terminal list (examples-c/demos/termlist) and what the demos share
+# (examples-c/demos/feed): the loopback feed server, on libmicrohttpd, and the
+# scroll-policy checks.
+FEED_SRC      := $(DEMOS)/feed/feed_server.c $(DEMOS)/feed/scroll_windows.c
+TERMLIST_SRC  := $(DEMOS)/termlist/termlist.c $(FEED_SRC)
 TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -lm
 termlist-bin: build
 	@mkdir -p build
-	$(CC) -std=c99 $(STRICT) -Iinclude -Iexamples-c/feed $(TERMLIST_SRC) -o build/termlist \
+	$(CC) -std=c99 $(STRICT) -Iinclude -I$(DEMOS)/feed $(TERMLIST_SRC) -o build/termlist \
 	    -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(TERMLIST_LIBS)
 
 # The scripted scroll: while moving, downloads only for the rows the scroll policy
@@ -153,14 +167,14 @@ run-termlist: termlist-bin
 # time, hence the long transfer timeout and waits, and the long time a request may
 # take to reach the server after the loader started it.
 memcheck-termlist: termlist-bin
-	scripts/memcheck.sh $(BIN) ./build/termlist --script examples-c/feed/memcheck.script \
+	scripts/memcheck.sh $(BIN) ./build/termlist --script $(DEMOS)/termlist/memcheck.script \
 	    --photos /nonexistent --timeout-ms 300000 --wait-ms 600000 --grace-ms 5000 --sheet build/termlist-memcheck.png
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
-	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_request.c examples-c/bench_list.c examples-c/image_server.c \
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -I$(CHECKS_C) $(BENCH_C)/bench_request.c $(BENCH_C)/bench_list.c $(IMAGE_SERVER) \
 	    -o build/bench_request -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_request
 
@@ -169,23 +183,22 @@ bench-request:
 bench-frame-gap:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
-	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_frame_gap.c examples-c/bench_list.c examples-c/image_server.c \
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -I$(CHECKS_C) $(BENCH_C)/bench_frame_gap.c $(BENCH_C)/bench_list.c $(IMAGE_SERVER) \
 	    -o build/bench_frame_gap -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_frame_gap
 
 # How long 10 rows take to land from a 40 ms loopback server under the old and new
-# connection defaults (prints a table; an XCTest that skips unless LAZYIMG_BENCH).
+# connection defaults (release build; prints a table).
 bench-screenful: deps
-	$(SWIFT) build -c $(TEST_CONFIG) --build-tests
-	LAZYIMG_BENCH=1 $(SWIFT) test -c $(TEST_CONFIG) --skip-build --disable-swift-testing --filter ScreenfulBenchmark 2>&1 \
-	    | grep -v '^\(Test \|\[\|	 Executed\)'
+	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --product lazyimg-bench-screenful
+	$(RELEASE_BIN)/lazyimg-bench-screenful
 
 # What the scroll-aware scheduler costs per frame during replayed flings, whether
 # the resting rows are ready at rest, and calls with 200k requests waiting.
 bench-schedule:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
-	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_schedule.c examples-c/bench_list.c examples-c/image_server.c \
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -I$(CHECKS_C) $(BENCH_C)/bench_schedule.c $(BENCH_C)/bench_list.c $(IMAGE_SERVER) \
 	    -o build/bench_schedule -L$(RELEASE_BIN) \
 	    -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS) -lm
 	./build/bench_schedule
@@ -195,7 +208,7 @@ bench-schedule:
 bench-disk:
 	$(MAKE) --no-print-directory CONFIG=release build
 	@mkdir -p build
-	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -Iexamples-c examples-c/bench_disk.c examples-c/image_server.c \
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -I$(CHECKS_C) $(BENCH_C)/bench_disk.c $(IMAGE_SERVER) \
 	    -o build/bench_disk -L$(RELEASE_BIN) \
 	    -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_disk
@@ -203,7 +216,7 @@ bench-disk:
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
 # ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).
 bench-decode:
-	scripts/bench-decode.sh
+	Tests/Benchmarks/bench-decode.sh
 
 # Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
 # baseline loaders on the same transport and decoder, over a loopback site with a
@@ -217,10 +230,10 @@ bench-scroll: deps
 check-header: check-header-c check-header-cxx
 
 check-header-c:
-	$(CC) -std=c99 $(STRICT) -fsyntax-only -Iinclude scripts/header-check.c
+	$(CC) -std=c99 $(STRICT) -fsyntax-only -Iinclude $(CHECKS_C)/header-check.c
 
 check-header-cxx:
-	$(CXX) -std=c++11 $(STRICT) -fsyntax-only -Iinclude scripts/header-check.cpp
+	$(CXX) -std=c++11 $(STRICT) -fsyntax-only -Iinclude $(CHECKS_C)/header-check.cpp
 
 # The C examples again under valgrind: no invalid access, no leak.
 memcheck: demo-bin
@@ -239,8 +252,8 @@ asan-c: deps
 	ln -sf liblazyimg.so $(ASAN_BIN)/liblazyimg.so.0
 	@mkdir -p build
 	for program in demo formats; do \
-	    $(ASAN_CC) -std=c99 $(STRICT) -g -fsanitize=address -Iinclude -Iexamples-c examples-c/$$program.c \
-	        examples-c/image_server.c -o build/$$program-asan -L$(ASAN_BIN) -Wl,-rpath,$(ASAN_BIN) -llazyimg \
+	    $(ASAN_CC) -std=c99 $(STRICT) -g -fsanitize=address -Iinclude -I$(CHECKS_C) $(CHECKS_C)/$$program.c \
+	        $(IMAGE_SERVER) -o build/$$program-asan -L$(ASAN_BIN) -Wl,-rpath,$(ASAN_BIN) -llazyimg \
 	        $(SERVER_LIBS) 2>build/$$program-asan.log || { cat build/$$program-asan.log; exit 1; }; \
 	    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
 	        ./build/$$program-asan >/dev/null || exit 1; \
@@ -295,7 +308,7 @@ tsan: deps
 	done; \
 	printf "All groups:\n\t Executed %d tests, with %d tests skipped and 0 failures (0 unexpected)\n" $$executed $$skipped
 
-# libFuzzer on each decoder and on the response path (Sources/lazyimg-fuzz), seeded
+# libFuzzer on each decoder and on the response path (Tests/Fuzz), seeded
 # from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a
 # longer run: make fuzz FUZZ_SECONDS=600. Prints files seeded and executions per
 # target; a crash fails the run and leaves its input in build/fuzz/.
@@ -314,7 +327,7 @@ check-symbols: build
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-docs check-python \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.

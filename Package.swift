@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "lazyimg", type: .dynamic, targets: ["LazyImgABI"]),
         .executable(name: "lazyimg-bench", targets: ["lazyimg-bench"]),
         .executable(name: "lazyimg-bench-scroll", targets: ["lazyimg-bench-scroll"]),
+        .executable(name: "lazyimg-bench-screenful", targets: ["lazyimg-bench-screenful"]),
         .executable(name: "lazyimg-fuzz", targets: ["lazyimg-fuzz"]),
     ],
     targets: [
@@ -42,31 +43,45 @@ let package = Package(
             linkerSettings: [.unsafeFlags(abiLinkerFlags)]
         ),
 
-        // The decode benchmark (scripts/bench-decode.sh runs it beside djpeg and Pillow).
+        // Everything below checks or measures the library and lives under Tests/:
+        // the benchmarks in Tests/Benchmarks, the fuzzer in Tests/Fuzz, the XCTests and
+        // their helpers. `make build` builds the library product alone.
+
+        // The decode benchmark (Tests/Benchmarks/bench-decode.sh runs it beside djpeg and Pillow).
         .executableTarget(
             name: "lazyimg-bench",
-            dependencies: ["BenchSupport", "LazyImgCore"]
+            dependencies: ["BenchSupport", "LazyImgCore"],
+            path: "Tests/Benchmarks/lazyimg-bench"
         ),
         // What the benchmarks share: file bytes and JPEG encoding.
-        .target(name: "BenchSupport", dependencies: ["LazyImgCore", "CTurboJPEG"]),
+        .target(name: "BenchSupport", dependencies: ["LazyImgCore", "CTurboJPEG"], path: "Tests/Benchmarks/BenchSupport"),
 
         // The scroll benchmark (make bench-scroll): traces, the site server, lazyimg through
         // its C API and the baseline loaders; a library so a test can run a tiny trace.
         .target(
             name: "ScrollBench",
-            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader"]
+            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader"],
+            path: "Tests/Benchmarks/ScrollBench"
         ),
         .executableTarget(
             name: "lazyimg-bench-scroll",
             dependencies: ["ScrollBench"],
+            path: "Tests/Benchmarks/lazyimg-bench-scroll",
             // Exports lazyimg_* from the program, so dlsym finds lazyimg_set_scroll_target
             // once the library has it (the version script keeps every other symbol local).
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]
         ),
+        // The first-screen benchmark (make bench-screenful): 10 rows from the site server
+        // under the old and new connection defaults.
+        .executableTarget(
+            name: "lazyimg-bench-screenful",
+            dependencies: ["ScrollBench", "CLazyImgHeader"],
+            path: "Tests/Benchmarks/lazyimg-bench-screenful"
+        ),
 
         // libFuzzer targets for the decoders and the response path (make fuzz builds
         // it with -sanitize=fuzzer,address; a plain build only prints how).
-        .executableTarget(name: "lazyimg-fuzz", dependencies: ["LazyImgCore"]),
+        .executableTarget(name: "lazyimg-fuzz", dependencies: ["LazyImgCore"], path: "Tests/Fuzz"),
 
         // libpng, for tests only: the second decoder PNG pixels are checked against,
         // behind a small C function because libpng reports errors by longjmp.
@@ -81,6 +96,6 @@ let package = Package(
         ),
         .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),
         .testTarget(name: "LazyImgABITests", dependencies: ["LazyImgABI", "LazyImgCore", "CLazyImgHeader", "TestSupport"]),
-        .testTarget(name: "ScrollBenchTests", dependencies: ["ScrollBench"]),
+        .testTarget(name: "ScrollBenchTests", dependencies: ["ScrollBench"], path: "Tests/Benchmarks/ScrollBenchTests"),
     ]
 )

@@ -364,8 +364,8 @@ typedef struct lazyimg_config {
                                       directories and the journal. Exceeded by at
                                       most one entry, also with several processes
                                       on one directory. A limit too small for the fixed part (8 KiB on
-                                      ext4) and one entry stores nothing. See the
-                                      README's disk cache section. Default 256 MiB;
+                                      ext4) and one entry stores nothing. See
+                                      docs/disk-cache.md. Default 256 MiB;
                                       0 = default */
     uint32_t disk_cache_serve_stale; /* 1 (default): when the network fails or the
                                       server answers 5xx, a stale disk copy answers

@@ -46,7 +46,7 @@ export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 # shellcheck disable=SC2046 # word splitting of pkg-config's flags is the point
 cc examples-c/minimal.c -o "$tmp/minimal" $(pkg-config --cflags --libs lazyimg spng) \
     || fail "examples-c/minimal.c does not build with pkg-config's flags"
-quiet cc -std=c99 -Iexamples-c examples-c/serve_images.c examples-c/image_server.c -o "$tmp/serve_images" \
+quiet cc -std=c99 -ITests/C Tests/C/serve_images.c Tests/C/image_server.c -o "$tmp/serve_images" \
     -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 start_image_server "$tmp/serve_images"

@@ -4,7 +4,7 @@
 # start with (see the Makefile's tsan). Usage: check-test-subsets.sh GROUP...
 set -euo pipefail
 limit=21
-files=$(grep -lE 'class [A-Za-z]+: XCTestCase|^extension [A-Za-z]+Tests' Tests/*/*.swift)
+files=$(find Tests -name '*.swift' -print0 | xargs -0 grep -lE 'class [A-Za-z]+: XCTestCase|^extension [A-Za-z]+Tests')
 missing=$(grep -LE '^#if !LAZYIMG_SUBSET \|\| ' $files || true)
 if [ -n "$missing" ]; then
     echo "test files without a sanitizer-subset #if:"; echo "$missing"; exit 1

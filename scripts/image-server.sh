@@ -1,5 +1,5 @@
 # Sourced by the scripts that run examples: the loopback image server
-# (examples-c/serve_images.c) as a coprocess, and a temporary directory, both
+# (Tests/C/serve_images.c) as a coprocess, and a temporary directory, both
 # removed on exit. start_image_server PROGRAM sets image_base to
 # http://127.0.0.1:PORT and image_urls to ten images of every format.
 tmp=$(mktemp -d)

@@ -2,7 +2,7 @@
 # Runs the small examples against the loopback image server (build/serve_images):
 # examples-c/minimal.c (a PNG contact sheet), glib_loop.c, thread_delivery.c and
 # bindings/python/example.py. Each checks its own results and exits non-zero
-# when one failed. Then scripts/check-readme.py: the README shows these files.
+# when one failed. (make check-docs checks that README.md and docs/ show them.)
 # usage: scripts/run-examples.sh BUILD_DIR LIBRARY_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,4 +29,3 @@ run thread_delivery "$build/thread_delivery" "${urls[@]}"
 run python-example env LAZYIMG_LIBRARY="$libdir/liblazyimg.so.0" "${PYTHON:-/usr/bin/python3}" \
     bindings/python/example.py "${urls[@]}"
 grep -q "64x48 from 320x240" "$tmp/python-example.log" || { cat "$tmp/python-example.log"; echo "run-examples: python example: no 64x48 JPEG"; exit 1; }
-"${PYTHON:-/usr/bin/python3}" scripts/check-readme.py

@@ -1,11 +1,11 @@
 /*
  * scroll_windows.h: which rows lazyimg's scroll policy lets the loader start, as
- * the host tells it, over time; termlist checks the downloads its server saw
- * against them.
+ * the host tells it, over time; the demos check the downloads their feed server
+ * saw against them.
  *
  * The host reports every call it makes to the loader (visible range, scroll
  * state, scroll target, rows appended) with the time it made it; each call
- * opens a new window, the rows the policy (README "Scroll policy", the header's
+ * opens a new window, the rows the policy (docs/scroll-policy.md, the header's
  * lazyimg_set_scroll_state) allows to start until the next call:
  *   at rest or moving slower than one screen a second: the visible rows, the
  *     prefetch window ahead (one screen, grown by half a second of travel, at

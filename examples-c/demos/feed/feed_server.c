@@ -1,5 +1,5 @@
 /*
- * feed_server.c: the termlist demo's loopback server, on libmicrohttpd: a thread
+ * feed_server.c: the demos' loopback feed server, on libmicrohttpd: a thread
  * per connection, so a handler may sleep to add latency without holding up the
  * others. See feed_server.h for what it serves.
  */

@@ -1,7 +1,7 @@
 /*
  * scroll_windows.c: the rows the scroll policy lets the loader start, window by
  * window. It follows ViewState.window() (Sources/LazyImgCore/Tasks/ViewState.swift)
- * loosely on purpose, as a second reading of the policy the README states, and
+ * loosely on purpose, as a second reading of the policy docs/scroll-policy.md states, and
  * bounds it from above (see scroll_windows.h): a download outside these rows
  * while the list moves means the loader broke it.
  */

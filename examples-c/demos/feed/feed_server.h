@@ -1,5 +1,5 @@
 /*
- * feed_server.h: a loopback HTTP server (libmicrohttpd) for the termlist demo.
+ * feed_server.h: a loopback HTTP server (libmicrohttpd) for the demos in examples-c/demos.
  *
  * It serves an endless paged JSON feed, GET /feed?page=N:
  *

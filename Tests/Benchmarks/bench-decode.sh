@@ -2,7 +2,7 @@
 # Decode benchmark: thumbnails per second to a 128x128 box, one thread, for lazyimg's
 # ImageDecoder, Pillow and djpeg on the same files in the same run.
 #
-#   scripts/bench-decode.sh
+#   Tests/Benchmarks/bench-decode.sh (make bench-decode)
 #
 # Inputs are the 24 Kodak photos (../shared/corpus/photos, 768x512 PNG) and their
 # JPEG q90 re-encodings (made once into .build/bench-data). Each measurement is pinned
@@ -11,7 +11,7 @@
 # measurement. A benchmark, not a test: it exits 0 whatever the numbers are.
 set -euo pipefail
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 photos="$repo/../shared/corpus/photos"
 data="$repo/.build/bench-data"
@@ -82,7 +82,7 @@ for round in $(seq "$rounds"); do
     echo "bench-decode: round $round of $rounds" >&2
     "${pin[@]}" "$bench" run --machine --seconds "$seconds" "${jpegs[@]}" "${pngs[@]}" \
         | awk '{ print "lazyimg", $1, $2 }' >>"$results"
-    "${pin[@]}" "$venv/bin/python" scripts/bench_pillow.py "$seconds" "${jpegs[@]}" "${pngs[@]}" \
+    "${pin[@]}" "$venv/bin/python" Tests/Benchmarks/bench_pillow.py "$seconds" "${jpegs[@]}" "${pngs[@]}" \
         | awk '{ print "pillow", $1, $2 }' >>"$results"
     if command -v djpeg >/dev/null; then
         "${pin[@]}" bash -c 'djpeg_batch "$@"' djpeg_batch "${jpegs[@]}" \

@@ -1,4 +1,4 @@
-"""Pillow's side of scripts/bench-decode.sh: thumbnails per second, one thread.
+"""Pillow's side of Tests/Benchmarks/bench-decode.sh: thumbnails per second, one thread.
 
 Usage: bench_pillow.py SECONDS FILE...
 
