@@ -135,7 +135,10 @@ demo: termlist-bin
 	else ./build/termlist --script builtin --sheet build/termlist-sheet.png; fi
 
 # The terminal list (examples-c/feed): its loopback feed server runs on libmicrohttpd.
-TERMLIST_SRC  := examples-c/feed/termlist.c examples-c/feed/feed_server.c examples-c/feed/scroll_windows.c
+# What the feed demos share: that server, the paged rows and the scripted run's checks.
+FEED_SRC      := examples-c/feed/feed_server.c examples-c/feed/feed_pager.c examples-c/feed/feed_checks.c \
+                 examples-c/feed/scroll_windows.c examples-c/feed/decay_fit.c examples-c/feed/feed_options.c
+TERMLIST_SRC  := examples-c/feed/termlist.c $(FEED_SRC)
 TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -lm
 termlist-bin: build
 	@mkdir -p build
