@@ -16,6 +16,7 @@ STRICT   := -Wall -Wextra -pedantic -Werror
 PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind
 PACKAGES += libglib2.0-dev python3-pytest python3-numpy python3-pil
 PACKAGES += libcjson-dev libmicrohttpd-dev nghttp2-server
+PACKAGES += libgtk-4-dev xvfb xauth
 
 # Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
 # functions are exported, lazyimg.map), so the library needs no Swift toolchain
@@ -35,7 +36,7 @@ IMAGE_SERVER := $(CHECKS_C)/image_server.c
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist bench-request bench-frame-gap bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-request bench-frame-gap bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -145,10 +146,10 @@ demo: termlist-bin
 	@if [ -t 1 ] && [ -t 0 ]; then ./build/termlist --latency-ms 150; \
 	else ./build/termlist --script builtin --sheet build/termlist-sheet.png; fi
 
-# The terminal list (examples-c/demos/termlist) and what the demos share
-# (examples-c/demos/feed): the loopback feed server, on libmicrohttpd, and the
-# scroll-policy checks.
-FEED_SRC      := $(DEMOS)/feed/feed_server.c $(DEMOS)/feed/scroll_windows.c
+# The terminal list (examples-c/demos/termlist) and what the feed demos share
+# (examples-c/demos/feed): the loopback feed server, on libmicrohttpd, the paged
+# rows, the options and the scripted run's scroll-policy checks.
+FEED_SRC      := $(addprefix $(DEMOS)/feed/,feed_server.c feed_pager.c feed_checks.c scroll_windows.c decay_fit.c feed_options.c)
 TERMLIST_SRC  := $(DEMOS)/termlist/termlist.c $(FEED_SRC)
 TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -lm
 termlist-bin: build
@@ -169,6 +170,29 @@ run-termlist: termlist-bin
 memcheck-termlist: termlist-bin
 	scripts/memcheck.sh $(BIN) ./build/termlist --script $(DEMOS)/termlist/memcheck.script \
 	    --photos /nonexistent --timeout-ms 300000 --wait-ms 600000 --grace-ms 5000 --sheet build/termlist-memcheck.png
+
+# The GTK 4 photo feed (examples-c/demos/gtk-feed) over the terminal list's feed
+# server and checks. GTK's headers go in as system headers (-isystem): they
+# redefine typedefs, which C99 -pedantic rejects; our own code keeps every warning.
+GTK_FEED_SRC  := $(wildcard $(DEMOS)/gtk-feed/*.c) $(FEED_SRC)
+GTK_CFLAGS     = $(shell pkg-config --cflags gtk4 | sed 's/-I/-isystem /g')
+GTK_LIBS       = $(shell pkg-config --libs gtk4)
+gtk-feed-bin: build
+	@mkdir -p build
+	$(CC) -std=c99 $(STRICT) -Iinclude -I$(DEMOS)/feed -I$(DEMOS)/gtk-feed $(GTK_CFLAGS) $(GTK_FEED_SRC) \
+	    -o build/gtk-feed -L$(BIN) -Wl,-rpath,$(BIN) -llazyimg $(TERMLIST_LIBS) $(GTK_LIBS)
+
+# The window, on the display this runs on.
+demo-gtk: gtk-feed-bin
+	./build/gtk-feed --latency-ms 150
+
+# The scripted fling on a display of its own (Xvfb) with the cairo renderer:
+# the terminal list's checks, the thumbnails on screen not blank in the
+# screenshot, every image a texture held released. GTK_A11Y=none: no session
+# bus to reach. docs/gtk-feed.png is this screenshot.
+GTK_FEED_SHOT ?= build/gtk-feed.png
+run-gtk-feed: gtk-feed-bin
+	GSK_RENDERER=cairo GTK_A11Y=none scripts/with-xvfb.sh ./build/gtk-feed --script builtin --screenshot $(GTK_FEED_SHOT)
 
 # What the per-frame calls cost on the host thread (release build; prints a table).
 bench-request:
@@ -327,7 +351,7 @@ check-symbols: build
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-docs check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.

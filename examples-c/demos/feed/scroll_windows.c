@@ -12,6 +12,7 @@
 
 #define PREFETCH_LOOKAHEAD_S 0.5 /* the prefetch window grows by this much travel... */
 #define PREFETCH_GROWTH_CAP 4    /* ...up to this many screens */
+#define ESTIMATE_SLACK 0.25      /* the fits' distances, shortened and lengthened by this */
 
 static struct row_span span(size_t lo, size_t hi)
 {
@@ -32,6 +33,30 @@ static void turn(struct scroll_windows *w, int direction)
         return;
     w->direction = direction;
     w->has_target = 0;
+    decay_fit_reset(&w->decay);
+}
+
+/* Where the loader may estimate the list rests, without a target: see
+ * scroll_windows.h. Empty while the speeds show no decay. */
+static struct row_span estimated_landing(const struct scroll_windows *w, size_t screen)
+{
+    double least, most;
+    if (w->state != LAZYIMG_SCROLL_DECELERATING || !decay_fit_rows_left(&w->decay, &least, &most))
+        return span(0, 0);
+    size_t near = (size_t)(least * (1 - ESTIMATE_SLACK)), far = (size_t)(most * (1 + ESTIMATE_SLACK));
+    size_t margin = (screen / 2 > 2 ? screen / 2 : 2) + far / 8;
+    size_t last = w->rows > screen ? w->rows - screen : 0; /* the loader's last resting place */
+    size_t lo, hi;
+    if (w->direction < 0) {
+        lo = w->first > far ? w->first - far : 0;
+        hi = w->first > near ? w->first - near : 0;
+    } else {
+        lo = w->first + near;
+        hi = w->first + far;
+    }
+    lo = lo < last ? lo : last;
+    hi = hi < last ? hi : last;
+    return span(lo > margin ? lo - margin : 0, hi + screen + margin);
 }
 
 /* The window for what the loader was told last, opened at `at_ms`. Rows past the
@@ -55,6 +80,8 @@ static void open_window(struct scroll_windows *w, double at_ms)
         size_t first = w->target_first < last ? w->target_first : last;
         size_t margin = screen / 4 > 1 ? screen / 4 : 1;
         next.landing = span(first > margin ? first - margin : 0, w->target_first + w->target_count + margin);
+    } else if (w->has_visible) {
+        next.landing = estimated_landing(w, screen);
     }
     if (w->state != LAZYIMG_SCROLL_IDLE)
         next.pace = speed < (double)screen ? PACE_SLOW : PACE_FAST;
@@ -91,6 +118,11 @@ void scroll_windows_told_scroll(struct scroll_windows *w, double at_ms, lazyimg_
     /* A new touch, or rest, voids the target. */
     if ((state == LAZYIMG_SCROLL_DRAGGING && w->state != LAZYIMG_SCROLL_DRAGGING) || state == LAZYIMG_SCROLL_IDLE)
         w->has_target = 0;
+    /* Each DECELERATING call is a sample of the decay; anything else ends it. */
+    if (state == LAZYIMG_SCROLL_DECELERATING)
+        decay_fit_add(&w->decay, at_ms, fabs(rows_per_second));
+    else
+        decay_fit_reset(&w->decay);
     w->state = state;
     w->velocity = rows_per_second;
     open_window(w, at_ms);

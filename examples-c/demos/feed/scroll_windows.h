@@ -1,7 +1,7 @@
 /*
  * scroll_windows.h: which rows lazyimg's scroll policy lets the loader start, as
- * the host tells it, over time; the demos check the downloads their feed server
- * saw against them.
+ * the host tells it, over time; the feed demos check the downloads their
+ * server saw against them (feed_checks.h).
  *
  * The host reports every call it makes to the loader (visible range, scroll
  * state, scroll target, rows appended) with the time it made it; each call
@@ -10,10 +10,17 @@
  *   at rest or moving slower than one screen a second: the visible rows, the
  *     prefetch window ahead (one screen, grown by half a second of travel, at
  *     most four), and the target rows with their margin when a target is set;
- *   moving faster: only the target rows plus a quarter screen each side.
+ *   moving faster: only the target rows plus a quarter screen each side, or,
+ *     DECELERATING without a target, the rows the loader may estimate it rests
+ *     on: a screen from the visible rows plus the distance left by either fit
+ *     of the decay (decay_fit.h; the shorter taken a quarter shorter, the
+ *     longer a quarter longer, as this clock and the loader's tell the calls'
+ *     times apart by up to a millisecond), moved back onto the list as the
+ *     loader moves it, with the loader's margin: half a screen (at least two
+ *     rows) and an eighth of the distance, each side.
  * A target is void after a new touch, at rest, or when the list turns, as in
  * the loader. It assumes the loader's defaults (prefetch_rows and
- * slow_scroll_rows_per_second), which termlist keeps. These windows are an
+ * slow_scroll_rows_per_second), which the demos keep. These windows are an
  * upper bound: since 0.3 the loader starts a subset of them (the target's rows
  * only once the rest is due, its margin only on the side the list comes from,
  * half a screen of prefetch, none after a fast motion until a slow drag).
@@ -23,6 +30,7 @@
 
 #include <stddef.h>
 
+#include "decay_fit.h"
 #include "lazyimg.h"
 
 /* How the list moved while a window was open. */
@@ -53,6 +61,7 @@ struct scroll_windows {
     int direction;     /* +1 toward higher rows, -1 toward lower */
     int has_target;
     size_t target_first, target_count;
+    struct decay_fit decay; /* this deceleration's speeds */
 };
 
 void scroll_windows_told_visible(struct scroll_windows *w, double at_ms, size_t first, size_t count);

@@ -4,9 +4,9 @@
  *
  * Rows come from a paged JSON feed (its own loopback server, feed_server.c, or
  * --feed URL), fetched with lazyimg_fetch when the loader's NEED_PAGE event
- * says the list nears its end, parsed with cJSON and appended. Each row shows a
- * thumbnail drawn with ANSI truecolor half-blocks, its title and sizes; the
- * cells ask lazyimg_request for their image and wait for one event per ticket.
+ * says the list nears its end, parsed with cJSON and appended (feed_pager.c).
+ * Each row shows a thumbnail drawn with ANSI truecolor half-blocks, its title
+ * and sizes; the cells ask lazyimg_request for their image and wait for one event per ticket.
  * Every motion reports its scroll state and velocity, and a glide or fling its
  * resting place (lazyimg_set_scroll_target). Events are dispatched from the
  * poll() loop on lazyimg_event_fd.
@@ -14,12 +14,12 @@
  * Without a terminal (or with --script) it replays a scripted scroll, checks
  * what a list needs (while the list moves, downloads only for the rows the
  * scroll policy allows; a URL downloaded again only after its first transfer was
- * cancelled; one event per ticket; the pages arrived), writes a contact sheet of
- * the screen with --sheet, and exits non-zero when an expectation fails.
+ * cancelled; one event per ticket; the pages arrived: feed_checks.c, shared
+ * with the GTK feed), writes a contact sheet of the screen with --sheet, and
+ * exits non-zero when an expectation fails.
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -36,9 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "feed_checks.h"
+#include "feed_options.h"
+#include "feed_pager.h"
 #include "feed_server.h"
 #include "lazyimg.h"
-#include "scroll_windows.h"
 
 #define THUMB_W 24               /* the cell's image box, in pixels: */
 #define THUMB_H 16               /* one column and half a line each */
@@ -53,22 +55,9 @@
 #define FLING_DECAY 0.94         /* velocity kept per 1/60 s */
 #define GLIDE_KEEP 0.7           /* distance left to a glide's target kept per 1/60 s */
 #define REST_ROWS_PER_S 2.0      /* a fling slower than this rests */
-#define WAIT_MS 60000            /* longest a script's `wait` may take; --wait-ms */
-#define PAGE_RETRY_MS 1000
 #define SHEET_SCALE 8            /* contact sheet: each thumbnail pixel as 8x8 */
 #define SHEET_COLUMNS 3
 #define SHEET_GAP 12
-#define GRACE_MS 200             /* a request may reach the server this long after the
-                                    loader started it (most take a millisecond; the
-                                    connection limit per host queues some behind this
-                                    server's slow first answers); --grace-ms */
-#define MAX_REPORTED 5           /* failed downloads described one by one */
-
-struct item {
-    char *title;
-    char *image_path; /* the image URL's path, to match the server's log; NULL = none */
-    unsigned width, height; /* as the feed says */
-};
 
 /* A reusable cell: shows one row and waits for at most one ticket. */
 struct cell {
@@ -80,196 +69,36 @@ struct cell {
     int ask_again;        /* its ticket was cancelled while it still shows the row */
 };
 
-/* Every ticket handed out, to check "exactly one event per ticket". Tickets grow. */
-struct ticket_log {
-    uint64_t ticket;
-    int events;
-};
-
 enum motion { STILL, DRAG, GLIDE, FLING };
 
 struct app {
     lazyimg_loader *loader;
     struct feed_server *server;
     int interactive;
-    /* the list */
-    struct item *items;
-    size_t count, capacity;
-    char *next_page;   /* URL of the next page; NULL = the feed ended */
-    uint64_t page_ticket; /* 0 = no page on the way */
-    unsigned pages, page_failures, need_page_events, page_fetches;
-    double page_retry_at; /* ms; 0 = none */
-    char page_error[96];
+    struct feed_pager pager; /* the rows */
     /* the view, in lines from the top of the list */
     int cols, lines, list_lines;
     double pos, velocity; /* velocity in lines per second */
     double target;        /* where a glide or fling rests */
     enum motion motion;
     double last_step_at;  /* ms: the last drag step */
-    lazyimg_scroll_state reported_state;
-    double reported_velocity; /* rows per second */
     size_t first, visible; /* what set_visible_range was told */
     int has_range;
     struct cell cells[MAX_CELLS];
-    /* checks */
-    struct ticket_log *tickets;
-    size_t ticket_count, ticket_capacity;
-    struct scroll_windows windows; /* what the policy allowed to start, over time */
-    uint64_t downloads_at_motion_start, downloads_while_moving, downloads_cancelled, decodes_skipped;
-    unsigned moves, failures, targets_sent;
+    struct feed_checks checks; /* and what the loader was told */
+    lazyimg_stats ended;       /* the stats when the script ended, before destroy */
+    double ended_at;
+    unsigned targets_sent;
     int verbose;
 };
 
 static volatile sig_atomic_t interrupted, resized;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000.0 + t.tv_nsec / 1e6;
-}
-
-static void expect(struct app *a, int ok, const char *fmt, ...)
-{
-    va_list ap;
-    if (ok)
-        return;
-    a->failures++;
-    fprintf(stderr, "expectation failed: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static struct lazyimg_stats stats_of(struct app *a)
-{
-    lazyimg_stats s;
-    memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    lazyimg_get_stats(a->loader, &s);
-    return s;
-}
-
-/* ------------------------------------------------------------ tickets */
-
-static void log_ticket(struct app *a, uint64_t ticket)
-{
-    if (a->ticket_count == a->ticket_capacity) {
-        size_t capacity = a->ticket_capacity ? 2 * a->ticket_capacity : 256;
-        struct ticket_log *grown = realloc(a->tickets, capacity * sizeof *grown);
-        if (grown == NULL) {
-            expect(a, 0, "out of memory");
-            return;
-        }
-        a->tickets = grown;
-        a->ticket_capacity = capacity;
-    }
-    expect(a, ticket != 0 && (a->ticket_count == 0 || a->tickets[a->ticket_count - 1].ticket < ticket),
-           "ticket %" PRIu64 " is 0 or not new", ticket);
-    a->tickets[a->ticket_count].ticket = ticket;
-    a->tickets[a->ticket_count++].events = 0;
-}
-
-static struct ticket_log *find_ticket(struct app *a, uint64_t ticket)
-{
-    size_t lo = 0, hi = a->ticket_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->tickets[mid].ticket < ticket)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < a->ticket_count && a->tickets[lo].ticket == ticket ? &a->tickets[lo] : NULL;
-}
 
 /* ------------------------------------------------------------- paging */
 
 static unsigned paging_distance(const struct app *a)
 {
     return (unsigned)(2 * (a->list_lines / ROW_LINES + 1)); /* two screens ahead */
-}
-
-/* NEED_PAGE: fetch the next page unless one is on the way or the feed ended. */
-static void fetch_next_page(struct app *a)
-{
-    if (a->page_ticket != 0 || a->next_page == NULL)
-        return;
-    uint64_t ticket;
-    lazyimg_status st = lazyimg_fetch(a->loader, a->next_page, &ticket);
-    if (st < 0) {
-        snprintf(a->page_error, sizeof a->page_error, "feed: %s", lazyimg_strerror(st));
-        a->page_retry_at = now_ms() + PAGE_RETRY_MS;
-        return;
-    }
-    log_ticket(a, ticket);
-    a->page_ticket = ticket;
-    a->page_fetches++;
-}
-
-/* The path of an absolute URL, as a server logs it: from the first '/' after
- * the host, without the query. malloc'd; NULL when there is none. */
-static char *url_path(const char *url)
-{
-    const char *scheme = strstr(url, "://");
-    const char *path = scheme ? strchr(scheme + 3, '/') : NULL;
-    return path ? strndup(path, strcspn(path, "?#")) : NULL;
-}
-
-/* A page arrived: append its items and tell the loader whether more follow. */
-static void page_arrived(struct app *a, const uint8_t *data, size_t size)
-{
-    cJSON *root = cJSON_ParseWithLength((const char *)data, size);
-    const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "items");
-    const cJSON *next = cJSON_GetObjectItemCaseSensitive(root, "next");
-    const cJSON *item;
-    size_t n = (size_t)cJSON_GetArraySize(items), added = 0;
-    const char **urls = malloc((n ? n : 1) * sizeof *urls);
-    if (root == NULL || !cJSON_IsArray(items) || urls == NULL) {
-        snprintf(a->page_error, sizeof a->page_error, "feed: not a page (%zu bytes)", size);
-        a->page_retry_at = now_ms() + PAGE_RETRY_MS;
-        cJSON_Delete(root);
-        free(urls);
-        return;
-    }
-    if (a->count + n > a->capacity) {
-        size_t capacity = (a->count + n) * 2;
-        struct item *grown = realloc(a->items, capacity * sizeof *grown);
-        if (grown == NULL)
-            n = 0;
-        else
-            a->items = grown, a->capacity = capacity;
-    }
-    cJSON_ArrayForEach(item, items) {
-        const cJSON *title = cJSON_GetObjectItemCaseSensitive(item, "title");
-        const cJSON *image = cJSON_GetObjectItemCaseSensitive(item, "image");
-        const cJSON *width = cJSON_GetObjectItemCaseSensitive(item, "width");
-        const cJSON *height = cJSON_GetObjectItemCaseSensitive(item, "height");
-        if (added == n)
-            break;
-        struct item *it = &a->items[a->count + added];
-        it->title = strdup(cJSON_IsString(title) ? title->valuestring : "(untitled)");
-        it->image_path = cJSON_IsString(image) ? url_path(image->valuestring) : NULL;
-        it->width = cJSON_IsNumber(width) && width->valuedouble > 0 ? (unsigned)width->valuedouble : 0;
-        it->height = cJSON_IsNumber(height) && height->valuedouble > 0 ? (unsigned)height->valuedouble : 0;
-        urls[added++] = cJSON_IsString(image) ? image->valuestring : NULL; /* copied by the loader */
-    }
-    /* The last page: stop the NEED_PAGE events before the rows go in. Otherwise
-     * appending re-arms paging by itself. */
-    if (!cJSON_IsString(next))
-        lazyimg_set_paging(a->loader, paging_distance(a), 0);
-    double told_at = now_ms(); /* see report_scroll */
-    lazyimg_status st = lazyimg_append_items(a->loader, urls, added);
-    expect(a, st == LAZYIMG_OK, "lazyimg_append_items: %s", lazyimg_strerror(st));
-    a->count += added;
-    scroll_windows_told_rows(&a->windows, told_at, a->count);
-    a->pages++;
-    free(a->next_page);
-    a->next_page = cJSON_IsString(next) ? strdup(next->valuestring) : NULL;
-    a->page_error[0] = '\0';
-    free(urls);
-    cJSON_Delete(root);
 }
 
 /* -------------------------------------------------------------- cells */
@@ -294,12 +123,11 @@ static void cell_request(struct app *a, struct cell *c)
 {
     lazyimg_image *image = NULL;
     uint64_t ticket = 0;
-    lazyimg_status st = lazyimg_request(a->loader, c->row, &image, &ticket);
+    lazyimg_status st = feed_request(&a->checks, a->loader, c->row, &image, &ticket);
     c->ask_again = 0;
     if (st == LAZYIMG_OK) {
         c->image = image;
     } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED) {
-        log_ticket(a, ticket);
         c->ticket = ticket;
         c->deferred = st == LAZYIMG_DEFERRED;
     } else {
@@ -310,30 +138,9 @@ static void cell_request(struct app *a, struct cell *c)
 static void on_event(void *user_data, const lazyimg_event *ev)
 {
     struct app *a = user_data;
-    if (ev->type == LAZYIMG_EVENT_NEED_PAGE) {
-        expect(a, ev->ticket == 0 && ev->row == a->count, "NEED_PAGE: ticket %" PRIu64 ", row %zu of %zu",
-               ev->ticket, ev->row, a->count);
-        a->need_page_events++;
-        fetch_next_page(a);
+    if (feed_pager_event(&a->pager, a->loader, &a->checks, ev))
         return;
-    }
-    struct ticket_log *t = find_ticket(a, ev->ticket);
-    expect(a, t != NULL, "event for unknown ticket %" PRIu64, ev->ticket);
-    if (t != NULL) {
-        t->events++;
-        expect(a, t->events == 1, "ticket %" PRIu64 ": event number %d", ev->ticket, t->events);
-    }
-    if (ev->ticket == a->page_ticket) {
-        a->page_ticket = 0;
-        if (ev->type == LAZYIMG_EVENT_DATA) {
-            page_arrived(a, ev->data, ev->data_size);
-        } else if (ev->status != LAZYIMG_E_CANCELLED) { /* cancelled: by destroy, at the end */
-            a->page_failures++;
-            snprintf(a->page_error, sizeof a->page_error, "feed: %s", ev->message);
-            a->page_retry_at = now_ms() + PAGE_RETRY_MS;
-        }
-        return;
-    }
+    feed_checks_event(&a->checks, ev->ticket);
     struct cell *c = cell_for_row(a, ev->row);
     if (c == NULL || c->ticket != ev->ticket)
         return; /* the cell shows another row now: stale */
@@ -354,34 +161,13 @@ static void on_event(void *user_data, const lazyimg_event *ev)
  * user when the feed ends. */
 static double total_lines(const struct app *a)
 {
-    return (double)(a->count + 1) * ROW_LINES;
+    return (double)(a->pager.count + 1) * ROW_LINES;
 }
 
 static double max_pos(const struct app *a)
 {
     double m = total_lines(a) - a->list_lines;
     return m > 0 ? m : 0;
-}
-
-static void report_scroll(struct app *a, lazyimg_scroll_state state, double rows_per_second)
-{
-    if (state == a->reported_state && fabs(rows_per_second - a->reported_velocity) < 0.05)
-        return;
-    /* Which downloads started while moving is checked from the server's log
-     * (check_downloads); this counts them. */
-    if (a->reported_state == LAZYIMG_SCROLL_IDLE && state != LAZYIMG_SCROLL_IDLE) {
-        a->downloads_at_motion_start = stats_of(a).downloads_started;
-        a->moves++;
-    } else if (a->reported_state != LAZYIMG_SCROLL_IDLE && state == LAZYIMG_SCROLL_IDLE) {
-        a->downloads_while_moving += stats_of(a).downloads_started - a->downloads_at_motion_start;
-    }
-    /* The loader may start downloads before the call returns, so what it was told
-     * counts from the moment the call began. */
-    double told_at = now_ms();
-    lazyimg_set_scroll_state(a->loader, state, rows_per_second);
-    scroll_windows_told_scroll(&a->windows, told_at, state, rows_per_second);
-    a->reported_state = state;
-    a->reported_velocity = rows_per_second;
 }
 
 /* A glide or fling knows where it rests: tell the loader, after the state and
@@ -391,10 +177,8 @@ static void report_target(struct app *a, double rows_per_second)
     double rest = a->target < 0 ? 0 : a->target > max_pos(a) ? max_pos(a) : a->target;
     size_t first = (size_t)(rest / ROW_LINES);
     size_t last = (size_t)((rest + a->list_lines - 1) / ROW_LINES);
-    report_scroll(a, LAZYIMG_SCROLL_DECELERATING, rows_per_second);
-    double told_at = now_ms(); /* see report_scroll */
-    lazyimg_set_scroll_target(a->loader, first, last - first + 1);
-    scroll_windows_told_target(&a->windows, told_at, first, last - first + 1);
+    feed_tell_scroll(&a->checks, a->loader, LAZYIMG_SCROLL_DECELERATING, rows_per_second);
+    feed_tell_target(&a->checks, a->loader, first, last - first + 1);
     a->targets_sent++;
 }
 
@@ -407,11 +191,9 @@ static void update_view(struct app *a)
         a->first = first;
         a->visible = last - first + 1;
         a->has_range = 1;
-        double told_at = now_ms(); /* see report_scroll */
-        lazyimg_set_visible_range(a->loader, first, a->visible);
-        scroll_windows_told_visible(&a->windows, told_at, first, a->visible);
+        feed_tell_visible(&a->checks, a->loader, first, a->visible);
     }
-    for (size_t row = first; row <= last && row < a->count; row++) {
+    for (size_t row = first; row <= last && row < a->pager.count; row++) {
         struct cell *c = &a->cells[row % MAX_CELLS];
         if (c->row != row) {
             cell_clear(c);
@@ -452,9 +234,9 @@ static void step_motion(struct app *a, double dt, double now)
         a->pos = 0;
     if (a->motion == GLIDE || a->motion == FLING) {
         double rows_per_second = dt > 0 ? (a->pos - before) / dt / ROW_LINES : 0;
-        report_scroll(a, LAZYIMG_SCROLL_DECELERATING, rows_per_second);
+        feed_tell_scroll(&a->checks, a->loader, LAZYIMG_SCROLL_DECELERATING, rows_per_second);
     } else if (a->motion == STILL) {
-        report_scroll(a, LAZYIMG_SCROLL_IDLE, 0);
+        feed_tell_scroll(&a->checks, a->loader, LAZYIMG_SCROLL_IDLE, 0);
     }
 }
 
@@ -502,7 +284,7 @@ static void press(struct app *a, enum key key, double now)
         a->pos = 0;
     a->motion = DRAG;
     a->last_step_at = now;
-    report_scroll(a, LAZYIMG_SCROLL_DRAGGING, lines / ROW_LINES / (interval / 1000));
+    feed_tell_scroll(&a->checks, a->loader, LAZYIMG_SCROLL_DRAGGING, lines / ROW_LINES / (interval / 1000));
 }
 
 /* --------------------------------------------------------- rendering */
@@ -563,7 +345,7 @@ static const char *scroll_name(lazyimg_scroll_state s)
 
 static void render_text(struct app *a, struct out *o, size_t row, int line)
 {
-    const struct item *it = &a->items[row];
+    const struct feed_item *it = &a->pager.items[row];
     const struct cell *c = cell_for_row(a, row);
     put(o, "\x1b[0m  ");
     if (line == 1) {
@@ -587,16 +369,16 @@ static void render_text(struct app *a, struct out *o, size_t row, int line)
 static void render(struct app *a)
 {
     struct out o = {NULL, 0, 0};
-    lazyimg_stats s = stats_of(a);
+    lazyimg_stats s = feed_stats(a->loader);
     put(&o, "\x1b[H\x1b[0m\x1b[7m %zu rows/%u pages | %s %+.1f rows/s | in flight %" PRIu64 " | memory hits %" PRIu64
             " | deferred %" PRIu64 " | downloads %" PRIu64 " | %.1f MB \x1b[K\x1b[0m\r\n",
-        a->count, a->pages, scroll_name(a->reported_state), a->reported_velocity, s.in_flight, s.memory_hits,
+        a->pager.count, a->pager.pages, scroll_name(a->checks.state), a->checks.velocity, s.in_flight, s.memory_hits,
         s.deferred, s.downloads_started, s.bytes_downloaded / 1e6);
     long top = (long)a->pos;
     for (int y = 0; y < a->list_lines; y++) {
         size_t row = (size_t)(top + y) / ROW_LINES;
         int line = (int)((top + y) % ROW_LINES);
-        if (row < a->count) {
+        if (row < a->pager.count) {
             const struct cell *c = cell_for_row(a, row);
             for (int x = 0; x < THUMB_W; x++) {
                 uint8_t up[3], down[3];
@@ -606,11 +388,11 @@ static void render(struct app *a)
                     down[2]);
             }
             render_text(a, &o, row, line);
-        } else if (row == a->count && line == ROW_LINES / 2 && a->page_ticket != 0) {
+        } else if (row == a->pager.count && line == ROW_LINES / 2 && a->pager.ticket != 0) {
             put(&o, "\x1b[0m  \x1b[36mloading more...\x1b[0m");
-        } else if (row == a->count && line == ROW_LINES / 2 && a->page_error[0] != '\0') {
-            put(&o, "\x1b[0m  \x1b[31m%s (retrying)\x1b[0m", a->page_error);
-        } else if (row == a->count && line == ROW_LINES / 2 && a->next_page == NULL) {
+        } else if (row == a->pager.count && line == ROW_LINES / 2 && a->pager.error[0] != '\0') {
+            put(&o, "\x1b[0m  \x1b[31m%s (retrying)\x1b[0m", a->pager.error);
+        } else if (row == a->pager.count && line == ROW_LINES / 2 && a->pager.next_page == NULL) {
             put(&o, "\x1b[0m  \x1b[2mend of the feed\x1b[0m");
         }
         put(&o, "\x1b[0m\x1b[K\r\n");
@@ -630,8 +412,8 @@ static void render(struct app *a)
 static int write_sheet(struct app *a, const char *path)
 {
     size_t last = a->first + a->visible;
-    if (last > a->count)
-        last = a->count;
+    if (last > a->pager.count)
+        last = a->pager.count;
     int tiles = (int)(last - a->first), nonblank = 0;
     int rows = tiles ? (tiles + SHEET_COLUMNS - 1) / SHEET_COLUMNS : 1;
     unsigned tile_w = THUMB_W * SHEET_SCALE, tile_h = THUMB_H * SHEET_SCALE;
@@ -832,25 +614,25 @@ static char *load_script(const char *name)
  * or its error, and no transfer runs. */
 static int settled(struct app *a)
 {
-    if (a->motion != STILL || a->page_ticket != 0 || a->reported_state != LAZYIMG_SCROLL_IDLE)
+    if (a->motion != STILL || a->pager.ticket != 0 || a->checks.state != LAZYIMG_SCROLL_IDLE)
         return 0;
-    if (a->count == 0 && a->next_page != NULL)
+    if (a->pager.count == 0 && a->pager.next_page != NULL)
         return 0; /* the first page has not even been asked for yet */
-    for (size_t row = a->first; row < a->first + a->visible && row < a->count; row++) {
+    for (size_t row = a->first; row < a->first + a->visible && row < a->pager.count; row++) {
         const struct cell *c = cell_for_row(a, row);
         if (c == NULL || (c->image == NULL && c->error == LAZYIMG_OK))
             return 0;
     }
-    return stats_of(a).in_flight == 0;
+    return feed_stats(a->loader).in_flight == 0;
 }
 
 /* -------------------------------------------------------------- running */
 
 struct options {
-    const char *feed, *script, *sheet, *photos;
-    unsigned latency_ms, page_size, pages, timeout_ms, wait_ms, grace_ms;
+    struct feed_options run; /* the server's and the script's */
+    const char *feed, *sheet;
+    unsigned timeout_ms;
     long frames; /* -1 = no limit */
-    int quiet;
 };
 
 /* One frame: wait up to `timeout_ms` for events (and keys), dispatch them, move,
@@ -859,7 +641,7 @@ static void frame(struct app *a, int timeout_ms, double dt)
 {
     struct pollfd fds[2] = {{lazyimg_event_fd(a->loader), POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
     int ready = poll(fds, a->interactive ? 2 : 1, timeout_ms);
-    double now = now_ms();
+    double now = feed_now_ms();
     if (ready > 0 && (fds[0].revents & POLLIN))
         lazyimg_dispatch(a->loader, 0);
     if (ready > 0 && a->interactive && (fds[1].revents & POLLIN))
@@ -867,11 +649,9 @@ static void frame(struct app *a, int timeout_ms, double dt)
     if (resized) {
         resized = 0;
         terminal_size(a);
+        a->pager.paging_distance = paging_distance(a);
     }
-    if (a->page_retry_at > 0 && now >= a->page_retry_at) {
-        a->page_retry_at = 0;
-        lazyimg_set_paging(a->loader, paging_distance(a), a->next_page != NULL); /* re-arm: asks again */
-    }
+    feed_pager_poll(&a->pager, a->loader, now);
     step_motion(a, dt, now);
     update_view(a);
     if (a->interactive)
@@ -880,7 +660,7 @@ static void frame(struct app *a, int timeout_ms, double dt)
 
 static int run_interactive(struct app *a, const struct options *opt)
 {
-    double last = now_ms();
+    double last = feed_now_ms();
     long frames = 0;
     if (terminal_enter() != 0) {
         fprintf(stderr, "termlist: cannot use this terminal\n");
@@ -889,7 +669,7 @@ static int run_interactive(struct app *a, const struct options *opt)
     while (!interrupted && (opt->frames < 0 || frames++ < opt->frames)) {
         /* A motion that starts after a quiet spell starts from one frame's worth, not
          * from the time the loop slept. */
-        double now = now_ms(), dt = (now - last) / 1000;
+        double now = feed_now_ms(), dt = (now - last) / 1000;
         frame(a, a->motion != STILL ? FRAME_MS : 250, dt < 0.05 ? dt : 0.05);
         last = now;
     }
@@ -901,10 +681,10 @@ static int run_interactive(struct app *a, const struct options *opt)
  * however long it really took, so the scroll is the same on every machine. */
 static int run_script(struct app *a, const struct options *opt)
 {
-    char *text = load_script(opt->script), *save = NULL;
+    char *text = load_script(opt->run.script), *save = NULL;
     long frames = 0;
     if (text == NULL) {
-        fprintf(stderr, "termlist: cannot read script %s\n", opt->script);
+        fprintf(stderr, "termlist: cannot read script %s\n", opt->run.script);
         return 1;
     }
     for (char *line = strtok_r(text, "\n", &save); line != NULL && !interrupted; line = strtok_r(NULL, "\n", &save)) {
@@ -917,13 +697,13 @@ static int run_script(struct app *a, const struct options *opt)
         if (fields <= 0)
             continue;
         if (strcmp(word, "wait") == 0) {
-            double deadline = now_ms() + opt->wait_ms;
-            while (!settled(a) && now_ms() < deadline && (opt->frames < 0 || frames < opt->frames)) {
+            double deadline = feed_now_ms() + opt->run.wait_ms;
+            while (!settled(a) && feed_now_ms() < deadline && (opt->frames < 0 || frames < opt->frames)) {
                 frame(a, FRAME_MS, 1.0 / 60);
                 frames++;
             }
-            expect(a, settled(a) || (opt->frames >= 0 && frames >= opt->frames),
-                   "not settled after %u ms (rows %zu..%zu)", opt->wait_ms, a->first, a->first + a->visible - 1);
+            feed_expect(&a->checks, settled(a) || (opt->frames >= 0 && frames >= opt->frames),
+                   "not settled after %u ms (rows %zu..%zu)", opt->run.wait_ms, a->first, a->first + a->visible - 1);
         } else if (strcmp(word, "idle") == 0 && fields >= 2) {
             for (long i = 0; i < atol(arg) && (opt->frames < 0 || frames < opt->frames); i++, frames++)
                 frame(a, FRAME_MS, 1.0 / 60);
@@ -932,20 +712,20 @@ static int run_script(struct app *a, const struct options *opt)
             for (size_t k = 0; k < sizeof key_names / sizeof key_names[0]; k++)
                 if (strcmp(arg, key_names[k].name) == 0)
                     key = key_names[k].key;
-            expect(a, key != KEY_NONE, "script: unknown key %s", arg);
+            feed_expect(&a->checks, key != KEY_NONE, "script: unknown key %s", arg);
             for (long i = 0; i < n && key != KEY_NONE && (opt->frames < 0 || frames < opt->frames); i++, frames++) {
-                press(a, key, now_ms());
+                press(a, key, feed_now_ms());
                 frame(a, FRAME_MS, 1.0 / 60);
             }
         } else {
-            expect(a, 0, "script: cannot read \"%s\"", line);
+            feed_expect(&a->checks, 0, "script: cannot read \"%s\"", line);
         }
         if (opt->frames >= 0 && frames >= opt->frames)
             break;
     }
     free(text);
-    if (!opt->quiet)
-        printf("script %s: %ld frames\n", opt->script, frames);
+    if (!opt->run.quiet)
+        printf("script %s: %ld frames\n", opt->run.script, frames);
     return 0;
 }
 
@@ -960,173 +740,43 @@ static void usage(void)
 
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-    opt->photos = "../shared/corpus/photos";
+    feed_options_init(&opt->run);
     opt->frames = -1;
-    opt->wait_ms = WAIT_MS;
-    opt->grace_ms = GRACE_MS;
     for (int i = 1; i < argc; i++) {
+        int taken = feed_options_take(&opt->run, argc, argv, &i);
         const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(arg, "--quiet") == 0) {
-            opt->quiet = 1;
+        if (taken != 0) {
+            if (taken < 0)
+                return -1;
             continue;
         }
         if (value == NULL)
             return -1;
         i++;
         if (strcmp(arg, "--feed") == 0) opt->feed = value;
-        else if (strcmp(arg, "--script") == 0) opt->script = value;
         else if (strcmp(arg, "--sheet") == 0) opt->sheet = value;
-        else if (strcmp(arg, "--photos") == 0) opt->photos = value;
-        else if (strcmp(arg, "--latency-ms") == 0) opt->latency_ms = (unsigned)strtoul(value, NULL, 10);
-        else if (strcmp(arg, "--page-size") == 0) opt->page_size = (unsigned)strtoul(value, NULL, 10);
-        else if (strcmp(arg, "--pages") == 0) opt->pages = (unsigned)strtoul(value, NULL, 10);
         else if (strcmp(arg, "--frames") == 0) opt->frames = strtol(value, NULL, 10);
         else if (strcmp(arg, "--timeout-ms") == 0) opt->timeout_ms = (unsigned)strtoul(value, NULL, 10);
-        else if (strcmp(arg, "--wait-ms") == 0) opt->wait_ms = (unsigned)strtoul(value, NULL, 10);
-        else if (strcmp(arg, "--grace-ms") == 0) opt->grace_ms = (unsigned)strtoul(value, NULL, 10);
         else return -1;
     }
     return 0;
 }
 
-/* What the scripted run shows and checks once it is done. */
+/* What the scripted run shows and checks once it is done, before destroy. */
 static void report(struct app *a, const struct options *opt, int nonblank)
 {
-    lazyimg_stats s = stats_of(a);
-    a->downloads_cancelled = s.downloads_cancelled; /* before destroy cancels the rest */
-    a->decodes_skipped = s.decodes_skipped;
-    if (!opt->quiet) {
-        printf("rows %zu from %u page(s) (%u NEED_PAGE event(s), %u fetch(es), %u failed)\n", a->count, a->pages,
-               a->need_page_events, a->page_fetches, a->page_failures);
-        printf("requests %" PRIu64 ", memory hits %" PRIu64 ", deferred %" PRIu64 ", downloads %" PRIu64
-               " (coalesced %" PRIu64 ", cancelled %" PRIu64 ", failed %" PRIu64 "), %.2f MB, decoded %" PRIu64 "\n",
-               s.requests, s.memory_hits, s.deferred, s.downloads_started, s.downloads_coalesced,
-               s.downloads_cancelled, s.downloads_failed, s.bytes_downloaded / 1e6, s.images_decoded);
-        printf("moves %u (%" PRIu64 " download(s) started while moving); scroll targets sent: %u\n", a->moves,
-               a->downloads_while_moving, a->targets_sent);
-    }
-    expect(a, a->pages >= 2, "only %u page(s) arrived", a->pages);
-    expect(a, a->page_failures == 0, "%u page fetch(es) failed: %s", a->page_failures, a->page_error);
-    expect(a, a->need_page_events == a->page_fetches, "%u NEED_PAGE events for %u page fetches",
-           a->need_page_events, a->page_fetches);
-    expect(a, a->moves > 0, "the list never moved");
-    expect(a, s.deferred > 0, "no request was DEFERRED while the list moved");
-    if (a->server != NULL) {
-        if (!opt->quiet)
-            printf("server: feed pages served %u; %s\n", feed_server_hits(a->server, "/feed"),
-                   feed_server_has_photos(a->server) ? "Kodak photos" : "generated images");
-        expect(a, feed_server_hits(a->server, "/feed") == a->pages, "%u feed requests for %u pages",
-               feed_server_hits(a->server, "/feed"), a->pages);
-    }
+    a->ended = feed_stats(a->loader); /* before destroy cancels the rest */
+    a->ended_at = feed_now_ms();
+    feed_checks_run(&a->checks, a->loader, &a->pager, a->server, opt->run.quiet);
+    if (!opt->run.quiet)
+        printf("scroll targets sent: %u\n", a->targets_sent);
     if (opt->sheet != NULL) {
-        size_t on_screen = a->first + a->visible > a->count ? a->count - a->first : a->visible;
-        if (!opt->quiet)
+        size_t on_screen = a->first + a->visible > a->pager.count ? a->pager.count - a->first : a->visible;
+        if (!opt->run.quiet)
             printf("sheet %s: %d of %zu thumbnail(s) on screen not blank\n", opt->sheet, nonblank, on_screen);
-        expect(a, nonblank > 0 && (size_t)nonblank == on_screen, "sheet: %d of %zu thumbnails not blank", nonblank,
-               on_screen);
+        feed_expect(&a->checks, nonblank > 0 && (size_t)nonblank == on_screen, "sheet: %d of %zu thumbnails not blank",
+                    nonblank, on_screen);
     }
-}
-
-/* Whether the server's transfer of `path` was for a row the policy allowed then. */
-static int download_allowed(const struct app *a, const char *path, double at_ms, double grace_ms)
-{
-    for (size_t row = 0; row < a->count; row++)
-        if (a->items[row].image_path != NULL && strcmp(a->items[row].image_path, path) == 0 &&
-            scroll_windows_allow(&a->windows, at_ms, grace_ms, row))
-            return 1;
-    return 0;
-}
-
-/* The rows showing `path`, for a message: "12" or "12, 84, ...". */
-static void rows_of(const struct app *a, const char *path, char *out, size_t size)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (size_t row = 0; row < a->count && used + 24 < size; row++)
-        if (a->items[row].image_path != NULL && strcmp(a->items[row].image_path, path) == 0)
-            used += (size_t)snprintf(out + used, size - used, "%s%zu", used ? ", " : "", row);
-}
-
-/* Whether the client gave up on a transfer before `by_ms`: it closed the
- * connection before the answer was sent, or after, before asking for more on it
- * (a client reuses a connection whose answer it read; the one of a transfer it
- * cancels is closed, even when the answer already sat in the socket's buffers). */
-static int hung_up_before(const struct feed_request *r, double by_ms)
-{
-    return r->outcome == FEED_HUNG_UP || (r->closed_at_ms > 0 && r->closed_at_ms <= by_ms);
-}
-
-/* The downloads the server saw, against what the list needs: while it moved,
- * only rows the scroll policy allows (scroll_windows.h); a URL downloaded again
- * only after the client hung up on its transfer before, and no more re-downloads
- * than the loader counted cancelled transfers. */
-static void check_downloads(struct app *a, const struct options *opt)
-{
-    const char *prefix = feed_server_has_photos(a->server) ? "/photo/" : "/gen/";
-    size_t count = 0, paths = 0, redownloads = 0;
-    unsigned fast = 0, slow = 0, outside = 0, completed_twice = 0;
-    struct feed_request *log = feed_server_requests(a->server, &count);
-    expect(a, !a->windows.out_of_memory, "out of memory for the scroll windows");
-    for (size_t i = 0; i < count; i++) {
-        if (strncmp(log[i].path, prefix, strlen(prefix)) != 0)
-            continue;
-        const struct scroll_window *w = scroll_windows_at(&a->windows, log[i].at_ms);
-        if (w == NULL || w->pace == PACE_AT_REST)
-            continue;
-        fast += w->pace == PACE_FAST;
-        slow += w->pace == PACE_SLOW;
-        if (download_allowed(a, log[i].path, log[i].at_ms, opt->grace_ms))
-            continue;
-        if (++outside <= MAX_REPORTED) {
-            char rows[128];
-            rows_of(a, log[i].path, rows, sizeof rows);
-            if (w->pace == PACE_FAST && w->landing.hi == 0)
-                expect(a, 0, "%s (row %s) downloaded during a fast move without a scroll target", log[i].path, rows);
-            else if (w->pace == PACE_FAST)
-                expect(a, 0, "%s (row %s) downloaded during a fast move, outside the target rows %zu..%zu "
-                       "(margin included)", log[i].path, rows, w->landing.lo, w->landing.hi - 1);
-            else
-                expect(a, 0, "%s (row %s) downloaded during a slow move, outside the visible rows %zu..%zu, "
-                       "the prefetch window %zu..%zu and the target", log[i].path, rows, w->visible.lo,
-                       w->visible.hi - 1, w->ahead.lo, w->ahead.hi - 1);
-        }
-    }
-    expect(a, outside <= MAX_REPORTED, "%u download(s) in all outside what the scroll policy allows", outside);
-    /* Per URL: every transfer but the last must have been given up by the client
-     * before the next began. */
-    for (size_t i = 0; i < count; i++) {
-        if (strncmp(log[i].path, prefix, strlen(prefix)) != 0)
-            continue;
-        size_t next = i + 1;
-        while (next < count && log[next].path != log[i].path) /* the server's own string: one per path */
-            next++;
-        int first_of_path = 1;
-        for (size_t j = 0; j < i && first_of_path; j++)
-            first_of_path = log[j].path != log[i].path;
-        paths += first_of_path;
-        if (next == count)
-            continue;
-        redownloads++;
-        if (!hung_up_before(&log[i], log[next].at_ms) && ++completed_twice <= MAX_REPORTED && !opt->quiet)
-            printf("%s downloaded again at +%.0f ms although the transfer at +%.0f ms was not cancelled\n",
-                   log[i].path, log[next].at_ms - log[0].at_ms, log[i].at_ms - log[0].at_ms);
-    }
-    /* A download whose decode the loader skipped (its row had left while the
-     * file waited for a decode thread) is downloaded again if the row returns. */
-    expect(a, completed_twice <= a->decodes_skipped, "%u image URL(s) downloaded again without a cancel, "
-           "but the loader skipped only %" PRIu64 " decode(s)", completed_twice, a->decodes_skipped);
-    expect(a, paths > 0, "the server saw no image request");
-    expect(a, redownloads <= a->downloads_cancelled + a->decodes_skipped,
-           "%zu re-download(s) but only %" PRIu64 " cancelled transfer(s) and %" PRIu64 " skipped decode(s)",
-           redownloads, a->downloads_cancelled, a->decodes_skipped);
-    if (!opt->quiet) {
-        printf("downloads while moving: %u during fast moves, %u during slow moves, %u outside what the scroll "
-               "policy allows (grace %u ms)\n", fast, slow, outside, opt->grace_ms);
-        printf("server: %zu image URL(s), %zu re-download(s) after a cancel, %u without (the loader cancelled %" PRIu64
-               " transfer(s) and skipped %" PRIu64 " decode(s))\n", paths, redownloads - completed_twice, completed_twice,
-               a->downloads_cancelled, a->decodes_skipped);
-    }
-    free(log);
 }
 
 int main(int argc, char **argv)
@@ -1140,17 +790,15 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
-    a.interactive = opt.script == NULL && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-    if (opt.script == NULL && !a.interactive)
-        opt.script = "builtin";
+    a.interactive = opt.run.script == NULL && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+    if (opt.run.script == NULL && !a.interactive)
+        opt.run.script = "builtin";
     for (size_t i = 0; i < MAX_CELLS; i++)
         a.cells[i].row = SIZE_MAX;
     if (opt.feed == NULL) {
-        struct feed_server_options so = {opt.photos, opt.latency_ms, opt.page_size, opt.pages};
-        if ((a.server = feed_server_start(&so)) == NULL)
+        if ((a.server = feed_options_start_server(&opt.run)) == NULL)
             return 1;
     }
-    a.next_page = strdup(opt.feed ? opt.feed : feed_server_first_page(a.server));
 
     lazyimg_config_init(&cfg);
     cfg.on_event = on_event;
@@ -1165,45 +813,40 @@ int main(int argc, char **argv)
         return 1;
     }
     terminal_size(&a);
-    a.reported_state = LAZYIMG_SCROLL_IDLE;
     /* An empty list at its end: the first page comes through NEED_PAGE too. */
     update_view(&a);
-    lazyimg_set_paging(a.loader, paging_distance(&a), 1);
+    if (feed_pager_start(&a.pager, a.loader, opt.feed ? opt.feed : feed_server_first_page(a.server),
+                         paging_distance(&a), &a.checks) != 0)
+        feed_expect(&a.checks, 0, "out of memory");
 
     int rc = a.interactive ? run_interactive(&a, &opt) : run_script(&a, &opt);
     int nonblank = 0;
     if (!a.interactive && opt.sheet != NULL && (nonblank = write_sheet(&a, opt.sheet)) < 0)
-        expect(&a, 0, "cannot write %s", opt.sheet);
+        feed_expect(&a.checks, 0, "cannot write %s", opt.sheet);
 
     if (!a.interactive)
         report(&a, &opt, nonblank);
     st = lazyimg_loader_destroy(a.loader); /* delivers every outstanding ticket's event */
-    expect(&a, st == LAZYIMG_OK, "lazyimg_loader_destroy: %s", lazyimg_strerror(st));
+    feed_expect(&a.checks, st == LAZYIMG_OK, "lazyimg_loader_destroy: %s", lazyimg_strerror(st));
     if (!a.interactive) {
-        for (size_t i = 0; i < a.ticket_count; i++)
-            expect(&a, a.tickets[i].events == 1, "ticket %" PRIu64 " got %d events", a.tickets[i].ticket,
-                   a.tickets[i].events);
+        feed_checks_answered(&a.checks);
         if (a.server != NULL) {
             feed_server_close(a.server); /* every transfer's outcome final */
-            check_downloads(&a, &opt);
+            feed_checks_downloads(&a.checks, a.server, &a.pager, opt.run.grace_ms, &a.ended, a.ended_at,
+                                  opt.run.quiet);
         }
     }
     for (size_t i = 0; i < MAX_CELLS; i++)
         cell_clear(&a.cells[i]);
-    for (size_t i = 0; i < a.count; i++) {
-        free(a.items[i].title);
-        free(a.items[i].image_path);
-    }
-    scroll_windows_free(&a.windows);
-    free(a.items);
-    free(a.tickets);
-    free(a.next_page);
+    feed_pager_free(&a.pager);
     feed_server_stop(a.server);
     if (!a.interactive) {
-        if (a.failures)
-            printf("FAILED: %u expectation(s) not met\n", a.failures);
+        if (a.checks.failures)
+            printf("FAILED: %u expectation(s) not met\n", a.checks.failures);
         else
-            printf("OK: every expectation met (%zu tickets, one event each)\n", a.ticket_count);
+            printf("OK: every expectation met (%zu tickets, one event each)\n", a.checks.ticket_count);
     }
-    return rc != 0 ? rc : a.failures ? 1 : 0;
+    unsigned failures = a.checks.failures;
+    feed_checks_free(&a.checks);
+    return rc != 0 ? rc : failures ? 1 : 0;
 }
