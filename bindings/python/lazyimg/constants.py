@@ -5,12 +5,15 @@ tests/test_header_match.py can compare every member with the compiled header
 (LAZYIMG_E_HTTP is Status.E_HTTP). A constant added to the header is one line
 here.
 """
-import enum
+from __future__ import annotations
 
-VERSION_MAJOR = 0
-VERSION_MINOR = 3
-VERSION_PATCH = 0
-VERSION_NUMBER = 3000
+import enum
+from typing import TypeVar
+
+from ._version import __version__
+
+VERSION_MAJOR, VERSION_MINOR, VERSION_PATCH = (int(part) for part in __version__.split("."))
+VERSION_NUMBER = VERSION_MAJOR * 1000000 + VERSION_MINOR * 1000 + VERSION_PATCH
 TRIM_MODERATE = 1
 TRIM_COMPLETE = 2
 
@@ -89,7 +92,7 @@ class Source(enum.IntEnum):
 
 
 # IntEnum: (C enum type, prefix of its constants in lazyimg.h)
-C_ENUMS = {
+C_ENUMS: dict[type[enum.IntEnum], tuple[str, str]] = {
     Status: ("lazyimg_status", "LAZYIMG_"),
     ScrollState: ("lazyimg_scroll_state", "LAZYIMG_SCROLL_"),
     Delivery: ("lazyimg_delivery", "LAZYIMG_DELIVERY_"),
@@ -106,11 +109,12 @@ C_MACROS = ("VERSION_MAJOR", "VERSION_MINOR", "VERSION_PATCH", "VERSION_NUMBER",
             "TRIM_MODERATE", "TRIM_COMPLETE")
 
 
-def known(enum_type, value):
+E = TypeVar("E", bound=enum.IntEnum)
+
+
+def known(enum_type: type[E], value: int) -> E | int:
     """The member for value, or the plain int for a code this binding does not
     know yet (the header appends codes; callers must not treat the list as
     closed)."""
-    try:
-        return enum_type(value)
-    except ValueError:
-        return value
+    member: E | None = enum_type._value2member_map_.get(value)  # type: ignore[assignment]
+    return value if member is None else member

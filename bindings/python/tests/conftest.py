@@ -1,7 +1,9 @@
 """Fixtures: a loopback HTTP server (http.server in a thread) serving real PNGs.
 
-The binding is imported from ../ (bindings/python); the library from
-LAZYIMG_LIBRARY or the normal search (the Makefile's check-python sets it).
+The binding is imported from ../ (bindings/python), or, with
+LAZYIMG_TEST_INSTALLED=1, as installed (a wheel or pip install in a venv);
+the library as the binding finds it (the Makefile's check-python sets
+LAZYIMG_LIBRARY for the source tree).
 """
 import http.server
 import os
@@ -11,7 +13,14 @@ import urllib.parse
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+# bindings/python holds the package and the examples the tests run: first on
+# the path, or, testing an installed lazyimg, last (for the examples only).
+BINDING = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+INSTALLED = os.environ.get("LAZYIMG_TEST_INSTALLED", "0") not in ("", "0")
+if INSTALLED:
+    sys.path.append(BINDING)
+else:
+    sys.path.insert(0, BINDING)
 sys.path.insert(0, os.path.dirname(__file__))
 
 from images import png  # noqa: E402
@@ -89,7 +98,8 @@ class ImageServer:
 
         self.httpd = QuietHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # A short poll interval: stop() waits for serve_forever to see it.
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.01,), daemon=True)
         self.thread.start()
 
     def hits(self, path):
