@@ -92,9 +92,10 @@ def _load(path: str, where: str) -> ctypes.CDLL:
         reason = str(error)
     missing = re.match(r"(lib[^:/]+\.so[.0-9]*): cannot open shared object file", reason)
     if missing and missing.group(1) != SONAME and missing.group(1) != os.path.basename(path):
+        advice = ("reinstall this lazyimg package: the libraries it carries in lazyimg.libs are incomplete"
+                  if path == BUNDLED else f"install the libraries it links, {_DEPENDENCIES}, or install {_WHEEL}")
         raise ImportError(f"liblazyimg ({where}: {path}) needs {missing.group(1)}, which is not installed: "
-                          f"install the libraries it links, {_DEPENDENCIES}, or install {_WHEEL} ({reason})",
-                          path=path) from None
+                          f"{advice} ({reason})", path=path) from None
     if where == "the dynamic loader's search":
         raise ImportError(f"{SONAME} not found: install {_WHEEL}; or install the library (make install "
                           f"PREFIX=...; add PREFIX/lib to LD_LIBRARY_PATH or run ldconfig); or set "

@@ -10,9 +10,9 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ._library import lib
+from .constants import Status
 
 if TYPE_CHECKING:
-    from .constants import Status
     from .image import Image
 
 _image_type: type[Image] | None = None
@@ -53,10 +53,10 @@ def _rows(value: object, name: str) -> int:
     return number
 
 
-def _status(status: int) -> Any:
+def _status(status: int) -> Status:
     if status < 0:
         raise _error_for(status)
-    return _statuses[status] if status < len(_statuses) else status
+    return _statuses[status] if status < len(_statuses) else Status(status)
 
 
 class ImageBase:
@@ -117,11 +117,11 @@ class RequestResult:
 
     __slots__ = ("_status", "_image", "_ticket")
 
-    def __init__(self, status: Status | int, image: Image | None, ticket: int) -> None:
+    def __init__(self, status: Status, image: Image | None, ticket: int) -> None:
         self._status, self._image, self._ticket = status, image, ticket
 
     @property
-    def status(self) -> Status | int:
+    def status(self) -> Status:
         """Status.OK (image set), PENDING or DEFERRED (ticket set)."""
         return self._status
 
@@ -136,8 +136,7 @@ class RequestResult:
         return self._ticket
 
     def __repr__(self) -> str:
-        name = getattr(self._status, "name", self._status)
-        return f"<lazyimg.RequestResult {name} image={self._image!r} ticket={self._ticket}>"
+        return f"<lazyimg.RequestResult {self._status.name} image={self._image!r} ticket={self._ticket}>"
 
 
 class LoaderBase:

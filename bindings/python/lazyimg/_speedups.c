@@ -216,18 +216,23 @@ static PyType_Spec image_spec = {
 
 typedef struct {
     PyObject_HEAD
-    PyObject *status; /* a Status (or an int newer than the binding) */
+    PyObject *status; /* a Status */
     PyObject *image;  /* an Image or None */
     unsigned long long ticket;
 } RequestResult;
 
+/* The Status member (statuses[0] is Status.OK; Status(n) makes one for a
+ * code newer than the binding). */
 static PyObject *status_object(int status) {
+    PyObject *ok = PyTuple_GetItem(api.statuses, 0);
+    if (ok == NULL)
+        return NULL;
     if (status >= 0 && status < PyTuple_Size(api.statuses)) {
         PyObject *member = PyTuple_GetItem(api.statuses, status);
         Py_XINCREF(member);
         return member;
     }
-    return PyLong_FromLong(status);
+    return PyObject_CallFunction((PyObject *)Py_TYPE(ok), "i", status);
 }
 
 static PyObject *make_result(int status, PyObject *image, uint64_t ticket) {

@@ -10,13 +10,13 @@ from .constants import Status, known
 class LazyImgError(Exception):
     """A negative lazyimg_status.
 
-    `status` is a Status (or an int for a code newer than this binding),
+    `status` is a Status (UNKNOWN_<n> for a code newer than this binding),
     `strerror` the library's lazyimg_strerror text, `message` what the event
     or the binding said about this failure ("" when nothing more is known),
     `url` and `row` the event's (None for a function's return status) and
     `http_status` the last HTTP status seen (0 if none)."""
 
-    status: Status | int
+    status: Status
     strerror: str
     message: str
     url: str | None
@@ -31,8 +31,7 @@ class LazyImgError(Exception):
         self.url = url
         self.row = row
         self.http_status = http_status
-        name = self.status.name if isinstance(self.status, Status) else str(int(status))
-        text = f"LAZYIMG_{name} ({int(status)}): "
+        text = f"LAZYIMG_{self.status.name} ({int(status)}): "
         # The library's messages often begin with the strerror text ("cancelled").
         text += message if message.startswith(self.strerror) else (
             f"{self.strerror}: {message}" if message else self.strerror)
@@ -93,13 +92,9 @@ class TooLargeError(LazyImgError):
     max_pixels."""
 
 
-class FileError(LazyImgError, OSError):
+class FileError(LazyImgError):
     """E_IO: a file:// URL or the disk cache directory could not be read,
     written or locked, or the loader's threads could not be made."""
-
-    # OSError.__init__ reads its arguments as (errno, strerror): keep LazyImgError's.
-    __init__ = LazyImgError.__init__
-    __str__ = Exception.__str__
 
 
 class CancelledError(LazyImgError):
@@ -164,7 +159,7 @@ def error_for(status: int, message: str = "", *, url: str | None = None, row: in
     return _CLASSES.get(status, LazyImgError)(status, message, url=url, row=row, http_status=http_status)
 
 
-def check(status: int, context: str = "") -> Status | int:
+def check(status: int, context: str = "") -> Status:
     """Returns a non-negative status as a Status; raises error_for(status)
     for a negative one, with `context` as its message."""
     if status < 0:

@@ -41,12 +41,12 @@ class Event:
         "data": "DATA: the body as bytes; else None.",
     }
 
-    type: EventType | int
+    type: EventType
     row: int
     ticket: int
-    status: Status | int
+    status: Status
     http_status: int
-    source: Source | int
+    source: Source
     url: str | None
     image: Image | None
     message: str
@@ -101,7 +101,7 @@ class Event:
 
     def __repr__(self) -> str:
         if not self.ok:
-            what = f"{getattr(self.status, 'name', self.status)}: {self.message}"
+            what = f"{self.status.name}: {self.message}"
         elif self.type == EventType.DATA:
             what = f"DATA {len(self.data or b'')} bytes"
         elif self.type == EventType.NEED_PAGE:

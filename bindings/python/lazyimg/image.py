@@ -31,7 +31,7 @@ class Image(ImageBase):
 
     __slots__ = ()
 
-    def __new__(cls, *args: object, **kwargs: object) -> NoReturn:
+    def __new__(cls, *args: object, **kwargs: object) -> Image:
         """Refused: images come from a Loader (request, lookup, events)."""
         raise TypeError("cannot create lazyimg.Image instances: images come from a Loader (request, lookup, "
                         "events)")
@@ -42,12 +42,12 @@ class Image(ImageBase):
         return self.width, self.height
 
     @property
-    def pixel_format(self) -> PixelFormat | int:
+    def pixel_format(self) -> PixelFormat:
         """The layout of the pixels: the loader's pixel_format."""
         return known(PixelFormat, self._pixel_format)
 
     @property
-    def codec(self) -> Codec | int:
+    def codec(self) -> Codec:
         """The encoded file's format (Output.ENCODED); Codec.UNKNOWN for pixels."""
         return known(Codec, self._codec)
 
@@ -104,7 +104,9 @@ class Image(ImageBase):
         if self.is_encoded:
             return PIL.Image.open(io.BytesIO(self.tobytes()))
         if self.pixel_format == PixelFormat.RGBA8:
-            return PIL.Image.frombuffer("RGBA", self.size, self.memoryview(), "raw", "RGBA", self.stride, 1)
+            # Pillow maps any buffer; its stubs name only bytes and arrays.
+            return PIL.Image.frombuffer("RGBA", self.size, self.memoryview(),  # type: ignore[arg-type]
+                                        "raw", "RGBA", self.stride, 1)
         return PIL.Image.frombytes("RGBA", self.size, self.tobytes(), "raw", "BGRa", self.stride, 1)
 
     def _repr_png_(self) -> bytes | None:
@@ -135,8 +137,8 @@ class Image(ImageBase):
 
     def __repr__(self) -> str:
         if self.is_encoded:
-            return f"<lazyimg.Image {getattr(self.codec, 'name', self.codec)} {len(self.memoryview())} bytes>"
-        return f"<lazyimg.Image {self.width}x{self.height} {getattr(self.pixel_format, 'name', self.pixel_format)}>"
+            return f"<lazyimg.Image {self.codec.name} {len(self.memoryview())} bytes>"
+        return f"<lazyimg.Image {self.width}x{self.height} {self.pixel_format.name}>"
 
 
 bind(Image)

@@ -117,3 +117,11 @@ def test_an_awaited_image_of_a_closed_loader_raises_closed():
             await loader.image(0)
 
     asyncio.run(main())
+
+
+def test_codes_newer_than_the_binding_pass_as_members_of_the_enum():
+    status = lazyimg.Status(-99)
+    assert status == -99 and status.name == "UNKNOWN_-99" and lazyimg.Status(-99) is status
+    assert -99 not in [int(member) for member in lazyimg.Status]
+    error = lazyimg.errors.error_for(-99)
+    assert type(error) is lazyimg.LazyImgError and str(error).startswith("LAZYIMG_UNKNOWN_-99 (-99): ")

@@ -169,7 +169,7 @@ def test_errors_say_which_call_refused_what_the_binding_could_not_check(tmp_path
     not_a_directory.write_bytes(b"x")
     with pytest.raises(lazyimg.FileError) as raised:
         Loader(disk_cache_dir=not_a_directory)
-    assert raised.value.status == Status.E_IO and isinstance(raised.value, OSError)
+    assert raised.value.status == Status.E_IO
     assert "lazyimg_loader_create refused the configuration" in str(raised.value)
 
 

@@ -43,23 +43,28 @@ def stub_source(version_number):
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture
-def library_file():
-    """The liblazyimg file this test run loaded."""
-    return lazyimg.library_path
+def copy_library(directory):
+    """The liblazyimg file this run loaded, copied into `directory`, with
+    the libraries a wheel vendors beside it ($ORIGIN/../lazyimg.libs)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(lazyimg.library_path, directory / "liblazyimg.so.0")
+    vendored = os.path.join(os.path.dirname(lazyimg.library_path), "..", "lazyimg.libs")
+    if os.path.isdir(vendored):
+        shutil.copytree(vendored, directory.parent / "lazyimg.libs", dirs_exist_ok=True)
+    return directory / "liblazyimg.so.0"
 
 
-def test_found_on_ld_library_path_by_its_soname(library_file, tmp_path):
-    shutil.copy(library_file, tmp_path / "liblazyimg.so.0")
-    probe = run_probe(clean_environment(LD_LIBRARY_PATH=str(tmp_path)))
+def test_found_on_ld_library_path_by_its_soname(tmp_path):
+    library = copy_library(tmp_path / "lib")
+    probe = run_probe(clean_environment(LD_LIBRARY_PATH=str(library.parent)))
     assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.split() == [lazyimg.version(), str(tmp_path / "liblazyimg.so.0")]
+    assert probe.stdout.split() == [lazyimg.version(), str(library)]
 
 
-def test_the_packages_own_copy_comes_before_lazyimg_library(library_file, tmp_path):
+def test_the_packages_own_copy_comes_before_lazyimg_library(tmp_path):
     package = tmp_path / "site" / "lazyimg"
     shutil.copytree(os.path.dirname(lazyimg.__file__), package, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(library_file, package / "liblazyimg.so.0")
+    copy_library(package)
     env = clean_environment(LAZYIMG_LIBRARY="/nonexistent/liblazyimg.so.0", PYTHONPATH=str(package.parent))
     probe = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0, probe.stderr
