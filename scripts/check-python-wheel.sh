@@ -18,7 +18,7 @@ python=${PYTHON:-/usr/bin/python3}
 venv=$PWD/build/python/wheel-venv
 
 "$python" -m venv --clear "$venv"
-"$venv/bin/pip" install -q "$wheel" pytest numpy pillow || fail "pip install of $wheel failed"
+"$venv/bin/pip" install -q "$wheel" pytest==9.2.0 numpy==2.4.6 pillow==13.0.0 || fail "pip install of $wheel failed"
 
 cc -std=c99 -Iexamples-c examples-c/serve_images.c examples-c/image_server.c -o "$tmp/serve_images" \
     -lturbojpeg -lspng -lwebp -lgif -lpthread

@@ -72,7 +72,8 @@ class Image(ImageBase):
             return memoryview(b"")
         array = (ctypes.c_uint8 * length).from_address(address)
         array._image = self  # type: ignore[attr-defined] # the view keeps the array, the array keeps us
-        return memoryview(array).toreadonly()
+        # cast: ctypes says "<B", which memoryview cannot index; "B" it can.
+        return memoryview(array).cast("B").toreadonly()
 
     if sys.version_info >= (3, 12):
         def __buffer__(self, flags: int) -> memoryview:

@@ -131,6 +131,7 @@ def test_image_buffer_is_the_librarys_memory_and_outlives_the_loader(server):
         image = load(loader, [0])[0].image
     view = image.memoryview()
     assert view.readonly and view.nbytes == image.stride * image.height
+    assert view.format == "B" and view[1] == 255 and list(view[:4]) == list(GREEN)  # indexable bytes
     address = ctypes.addressof(view.obj)
     assert address == lib.lazyimg_image_pixels(image._pointer)  # no copy
     del image
