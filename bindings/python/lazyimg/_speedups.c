@@ -104,6 +104,12 @@ static void wrong_type(const char *name, const char *what, PyObject *value) {
 
 /* A row or count as size_t: an int, not negative, named in the error. */
 static int as_rows(PyObject *value, const char *name, size_t *out) {
+    if (PyLong_CheckExact(value)) {  /* the usual case, without a new reference */
+        *out = PyLong_AsSize_t(value);
+        if (*out != (size_t)-1 || !PyErr_Occurred())
+            return 0;
+        PyErr_Clear();
+    }
     PyObject *number = PyNumber_Index(value);
     if (number == NULL) {
         wrong_type(name, "an int", value);
