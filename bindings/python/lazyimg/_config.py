@@ -14,6 +14,7 @@ import enum
 import math
 import os
 import re
+import signal
 from typing import Any, Callable, Mapping
 
 from ._library import lib
@@ -185,10 +186,26 @@ def config(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> tuple[Conf
     return cfg, keep
 
 
+# Signals the library's threads must not take: all but those a fault raises
+# in the thread that caused it.
+_HOST_SIGNALS = signal.valid_signals() - {signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
+                                          signal.SIGTRAP, signal.SIGKILL, signal.SIGSTOP}
+
+
 def create(function: Any, cfg: ConfigStruct, what: str) -> int:
     """The handle (an int) that lazyimg_loader_create or
     lazyimg_session_create makes from `cfg`; a negative status raises its
-    LazyImgError, saying that `what` refused the config."""
+    LazyImgError, saying that `what` refused the config.
+
+    The library starts its threads in these calls, and a thread starts with
+    its creator's signal mask: with the signals blocked here, a Ctrl-C goes to
+    one of Python's threads, where it interrupts a wait(), instead of a
+    library thread that would let it sit until the wait ends."""
     handle = ctypes.c_void_p()
-    check(function(ctypes.byref(cfg), ctypes.byref(handle)), f"{what} refused the configuration")
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HOST_SIGNALS)
+    try:
+        status = function(ctypes.byref(cfg), ctypes.byref(handle))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    check(status, f"{what} refused the configuration")
     return int(handle.value or 0)

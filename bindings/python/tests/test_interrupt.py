@@ -2,13 +2,16 @@
 dispatch loop: a child process blocks, says so on stdout, gets SIGINT and
 must end with KeyboardInterrupt at once, its loader closed cleanly."""
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
+import lazyimg
 from conftest import BINDING, INSTALLED
 
 BLOCKS = {
@@ -71,3 +74,29 @@ def test_sigint_interrupts(server, where):
         server.release.set()
     assert child.returncode == 0, err
     assert out.split("\n")[:2] == ["interrupted", "closed"], out + err
+
+
+def blocked_signals(thread_status):
+    """The signal numbers a /proc/.../status file's SigBlk mask blocks."""
+    mask = int(re.search(r"^SigBlk:\s*([0-9a-f]+)$", thread_status, re.M).group(1), 16)
+    return {number for number in range(1, 65) if mask & (1 << (number - 1))}
+
+
+def test_the_librarys_threads_leave_signals_to_pythons():
+    """A process-directed SIGINT goes to a thread that does not block it: it
+    must be one of Python's, whose poll() it interrupts. (The library names
+    its threads once they run: they are told apart as the ones Python did not
+    start.)"""
+    with lazyimg.Session() as session, lazyimg.Loader(session=session) as loader, lazyimg.Loader() as other:
+        python_threads = {thread.native_id for thread in threading.enumerate()}
+        library = {}
+        for task in os.listdir("/proc/self/task"):
+            if int(task) not in python_threads:
+                with open(f"/proc/self/task/{task}/status") as status:
+                    library[task] = blocked_signals(status.read())
+        assert len(library) >= 4, library
+        for task, blocked in library.items():
+            assert {signal.SIGINT, signal.SIGTERM, signal.SIGCHLD} <= blocked, (task, blocked)
+        with open("/proc/thread-self/status") as status:
+            assert signal.SIGINT not in blocked_signals(status.read())
+        assert loader.item_count() == other.item_count() == 0
