@@ -1,7 +1,9 @@
 """The per-frame calls and the Image handle in Python, through ctypes: what
 lazyimg/_speedups.c does in C, used when that module was not built (or with
 LAZYIMG_PURE_PYTHON=1). The two have the same names, arguments, results and
-errors; tests/test_core.py runs the suite's checks on both."""
+errors: make check-python runs the binding's tests on this one,
+check-python-wheel on the C one, and tests/test_api_shape.py compares their
+docstrings and signatures."""
 from __future__ import annotations
 
 import ctypes

@@ -2,14 +2,15 @@
  * set_visible_range, set_scroll_state) and the Image handle, in C, so that a
  * memory hit from Python costs a C call and one allocation instead of the
  * argument conversions of ctypes. lazyimg/_pure.py is the same in Python and
- * is used when this module was not built; tests/test_core.py runs both.
+ * is used when this module was not built (make check-python tests that one,
+ * check-python-wheel this one).
  *
  * The library is not linked: lazyimg/_library.py has found and loaded it
  * (a wheel's own copy, LAZYIMG_LIBRARY, or the system's), and configure()
  * hands over the addresses of the functions used here, so both paths always
- * use the same library. The function types below are the header's; the test
- * compiles this file with -DLAZYIMG_CHECK_HEADER against include/lazyimg.h
- * to prove it.
+ * use the same library. The function types below are the header's;
+ * tests/test_header_match.py compiles this file with -DLAZYIMG_CHECK_HEADER
+ * against include/lazyimg.h to prove it.
  *
  * These four calls keep the GIL: the header promises they never block, the
  * library holds its locks only briefly and never while it runs a callback

@@ -72,8 +72,10 @@ class Loader(LoaderBase):
 
     Negative statuses raise LazyImgError subclasses (HTTPError, NetworkError,
     ...); a call on a closed loader, or on one inherited across fork(),
-    raises ClosedError. Every call releases the GIL. As in C, close() must
-    not run while another thread is inside a call on the same loader."""
+    raises ClosedError. Every call that can wait releases the GIL; the
+    per-frame calls (request, lookup, set_visible_range, set_scroll_state)
+    never block and keep it. As in C, close() must not run while another
+    thread is inside a call on the same loader."""
 
     def __init__(self, on_event: Callable[[Event], object] | None = None, *,
                  delivery: Delivery = Delivery.HOST,
