@@ -17,6 +17,9 @@ PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libweb
 PACKAGES += libglib2.0-dev python3-pytest python3-numpy python3-pil
 PACKAGES += libcjson-dev libmicrohttpd-dev nghttp2-server
 PACKAGES += libgtk-4-dev xvfb xauth
+# Python: venvs for the package checks, the C extension's headers, and the
+# toolkits of the integration recipes (Qt offscreen, GTK 4 under Xvfb).
+PACKAGES += python3-venv python3-dev python3-pyqt6 python3-gi gir1.2-gtk-4.0
 
 # Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
 # functions are exported, lazyimg.map), so the library needs no Swift toolchain
@@ -127,12 +130,85 @@ run-examples: examples-bin
 check-docs:
 	$(PYTHON) scripts/check-docs.py
 
-# The Python binding's pytest tests, on the library just built. Debian's python3
-# and python3-pytest (make deps), whatever python3 comes first on PATH.
+# The Python binding's pytest tests from the source tree, on the library just
+# built, through ctypes alone (the C extension's run is check-python-wheel's).
+# Debian's python3 and python3-pytest (make deps), whatever python3 comes first
+# on PATH.
 PYTHON ?= /usr/bin/python3
 check-python: build
-	LAZYIMG_LIBRARY=$(BIN)/liblazyimg.so.0 $(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests; \
+	LAZYIMG_LIBRARY=$(BIN)/liblazyimg.so.0 LAZYIMG_PURE_PYTHON=1 LAZYIMG_EXPECT_SPEEDUPS=0 \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests; \
 	    status=$$?; if [ $$status -eq 5 ]; then echo "check-python: pytest collected no tests"; fi; exit $$status
+
+# The Python package. Venvs live under build/python (made from $(PYTHON)); what
+# they need from PyPI is pinned in bindings/python/requirements-*.txt and
+# comes from pip's cache after the first run.
+.PHONY: wheel check-python-wheel check-python-install check-python-types check-python-recipes bench-python
+PY_VENVS := build/python
+# venv DIR [--system-site-packages] / requirements: a venv made once per
+# requirements file (remade when the file changes).
+$(PY_VENVS)/tools/ready: bindings/python/requirements-wheel.txt
+	$(PYTHON) -m venv --clear $(@D)
+	$(@D)/bin/pip install -q -r $<
+	touch $@
+$(PY_VENVS)/recipes/ready: bindings/python/requirements-recipes.txt
+	$(PYTHON) -m venv --clear --system-site-packages $(@D)
+	PYGOBJECT_STUB_CONFIG=Gtk4,Gdk4 $(@D)/bin/pip install -q -r $<
+	touch $@
+
+# `make wheel`: build/wheel/lazyimg-VERSION-cp311-abi3-manylinux_*.whl, the
+# package with its C extension and the release liblazyimg.so.0 (stripped, as
+# make install ships it), repaired by auditwheel: it vendors libcurl,
+# TurboJPEG, libspng, libwebp, giflib and what they link into lazyimg.libs/
+# and tags the wheel with the oldest glibc they allow. Built from a copy of
+# the package (build/wheel/src), so the tree never holds a library copy.
+WHEEL_SRC := build/wheel/src
+wheel: deps $(PY_VENVS)/tools/ready
+	$(MAKE) --no-print-directory CONFIG=release build
+	rm -rf build/wheel
+	mkdir -p $(WHEEL_SRC)/lazyimg
+	cp bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md $(WHEEL_SRC)/
+	cp bindings/python/lazyimg/*.py bindings/python/lazyimg/*.c bindings/python/lazyimg/py.typed $(WHEEL_SRC)/lazyimg/
+	install -m 0755 $(RELEASE_BIN)/liblazyimg.so $(WHEEL_SRC)/lazyimg/liblazyimg.so.0
+	strip --strip-unneeded $(WHEEL_SRC)/lazyimg/liblazyimg.so.0
+	LAZYIMG_REQUIRE_SPEEDUPS=1 $(PY_VENVS)/tools/bin/pip wheel -q --no-deps -w build/wheel/raw $(WHEEL_SRC)
+	PATH=$(CURDIR)/$(PY_VENVS)/tools/bin:$$PATH $(PY_VENVS)/tools/bin/auditwheel repair -w build/wheel \
+	    build/wheel/raw/lazyimg-*.whl 2>&1 | grep -v '^INFO:'
+	@ls build/wheel/lazyimg-*.whl
+
+# The wheel in a fresh venv, with the toolchain and the system's copies of what
+# it vendors hidden, and no library path in the environment (see the script).
+check-python-wheel: wheel
+	PYTHON=$(PYTHON) scripts/check-python-wheel.sh build/wheel/lazyimg-*.whl
+
+# pip install ./bindings/python (with and without a compiler) and pip install -e.
+check-python-install: build
+	PYTHON=$(PYTHON) scripts/check-python-install.sh $(BIN)/liblazyimg.so.0
+
+# mypy --strict on the package, its examples and the integration recipes.
+PY_TYPED := lazyimg example.py session_example.py examples
+check-python-types: $(PY_VENVS)/recipes/ready
+	cd bindings/python && ../../$(PY_VENVS)/recipes/bin/mypy --config-file pyproject.toml \
+	    --cache-dir ../../$(PY_VENVS)/mypy-cache --exclude 'examples/tests/' $(PY_TYPED)
+
+# The integration recipes (bindings/python/examples: Qt offscreen, GTK 4 under
+# Xvfb, Textual's test pilot, a notebook run by nbclient), each against a
+# loopback server, with the package installed from the tree.
+check-python-recipes: build $(PY_VENVS)/recipes/ready
+	$(PY_VENVS)/recipes/bin/pip install -q --force-reinstall --no-deps ./bindings/python
+	rm -rf bindings/python/build bindings/python/*.egg-info
+	LAZYIMG_LIBRARY=$(BIN)/liblazyimg.so.0 LAZYIMG_TEST_INSTALLED=1 LAZYIMG_EXPECT_SPEEDUPS=1 \
+	    $(PY_VENVS)/recipes/bin/python -m pytest -q -p no:cacheprovider bindings/python/examples/tests
+
+# What a memory hit and the per-frame calls cost from Python, against a dict
+# lookup of a PIL image, through the C extension and through ctypes (prints a
+# table; release build, the package installed from the tree).
+bench-python: $(PY_VENVS)/recipes/ready
+	$(MAKE) --no-print-directory CONFIG=release build
+	$(PY_VENVS)/recipes/bin/pip install -q --force-reinstall --no-deps ./bindings/python
+	rm -rf bindings/python/build bindings/python/*.egg-info
+	cd build && LAZYIMG_LIBRARY=$(RELEASE_BIN)/liblazyimg.so.0 ../$(PY_VENVS)/recipes/bin/python \
+	    ../Tests/Benchmarks/python/bench_memory_hit.py
 
 run-demo: demo-bin
 	./build/demo
@@ -352,6 +428,7 @@ check-symbols: build
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
 C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
+            check-python-install check-python-wheel check-python-types check-python-recipes \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.
