@@ -2,6 +2,8 @@
 #define LAZYIMG_SUPPORT_H
 /* The few system calls Swift's Glibc module does not import. */
 
+#include <pthread.h>
+
 /* A non-blocking, close-on-exec eventfd; -1 with errno on failure. */
 int lazyimg_eventfd_open(void);
 /* Adds one to the counter; the fd becomes readable. */
@@ -11,6 +13,11 @@ void lazyimg_eventfd_drain(int fd);
 
 /* Names the calling thread for debuggers (truncated to the kernel's 15 bytes). */
 void lazyimg_thread_set_name(const char *name);
+
+/* pthread_create for a library thread: the new thread blocks every signal but
+ * the faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT), so the host's
+ * signals reach the host's threads. Returns pthread_create's result. */
+int lazyimg_thread_create_without_signals(pthread_t *thread, void *(*start)(void *), void *arg);
 
 /* Raises the calling thread's nice value by `steps` (at most to 19): a lower
  * priority than the threads it was made from. 0, or -1 with errno. */

@@ -42,7 +42,7 @@ public final class NativeThread: @unchecked Sendable {
             if priority == .background { _ = lazyimg_thread_lower_priority(Priority.backgroundNiceSteps) }
             body()
         }).toOpaque()
-        let rc = pthread_create(&handle, nil, { raw in
+        let rc = lazyimg_thread_create_without_signals(&handle, { raw in
             // Always the box passed below.
             guard let raw else { return nil }
             Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
