@@ -205,6 +205,28 @@ bench-disk:
 bench-decode:
 	scripts/bench-decode.sh
 
+# The reference decoders of the placeholder hashes, in a virtualenv from PyPI
+# (scripts/placeholder-oracles.txt), for the fixtures and the benchmark.
+PLACEHOLDER_VENV := build/placeholder-venv
+$(PLACEHOLDER_VENV)/installed: scripts/placeholder-oracles.txt
+	rm -rf $(PLACEHOLDER_VENV) && python3 -m venv $(PLACEHOLDER_VENV)
+	$(PLACEHOLDER_VENV)/bin/pip install -q -r scripts/placeholder-oracles.txt
+	touch $@
+
+# Writes Tests/Fixtures/placeholders from the reference decoders (needs ../shared/corpus).
+.PHONY: placeholder-fixtures check-placeholder-fixtures
+placeholder-fixtures: $(PLACEHOLDER_VENV)/installed
+	$(PLACEHOLDER_VENV)/bin/python scripts/placeholder_fixtures.py $(CORPUS)/photos Tests/Fixtures/placeholders
+
+# The stored fixtures are what the reference decoders give today: written again into
+# build/ and compared.
+check-placeholder-fixtures: $(PLACEHOLDER_VENV)/installed
+	@if [ ! -d $(CORPUS)/photos ]; then echo "check-placeholder-fixtures: skipped, no photos at $(CORPUS)/photos"; exit 0; fi; \
+	rm -rf build/placeholder-fixtures && mkdir -p build/placeholder-fixtures && \
+	$(PLACEHOLDER_VENV)/bin/python scripts/placeholder_fixtures.py $(CORPUS)/photos build/placeholder-fixtures && \
+	diff -r Tests/Fixtures/placeholders build/placeholder-fixtures && \
+	echo "check-placeholder-fixtures: the fixtures are the reference decoders' output"
+
 # Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
 # baseline loaders on the same transport and decoder, over a loopback site with a
 # 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 3 minutes).
@@ -314,7 +336,7 @@ check-symbols: build
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-placeholder-fixtures check-symbols check-install run-demo run-formats run-termlist run-examples check-python \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.
