@@ -227,6 +227,12 @@ check-placeholder-fixtures: $(PLACEHOLDER_VENV)/installed
 	diff -r Tests/Fixtures/placeholders build/placeholder-fixtures && \
 	echo "check-placeholder-fixtures: the fixtures are the reference decoders' output"
 
+# Microseconds per BlurHash and ThumbHash render against the reference decoders
+# (Python, C and Rust, from PyPI into build/), with ratios; prints two tables.
+.PHONY: bench-placeholder
+bench-placeholder: deps
+	scripts/bench-placeholder.sh
+
 # Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
 # baseline loaders on the same transport and decoder, over a loopback site with a
 # 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 3 minutes).

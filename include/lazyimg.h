@@ -561,9 +561,10 @@ lazyimg_status lazyimg_cancel(lazyimg_loader *loader, uint64_t ticket);
  * LAZYIMG_OUTPUT_ENCODED loaders.
  *
  * Cost: the first request of a row draws its placeholder on the calling
- * thread, up to about 50 us for a 64 x 64 placeholder (docs: make
- * bench-placeholder); the loader keeps the last 64 drawn (at most 1 MiB), so
- * the requests after that take a reference. Drawn placeholders are not in the
+ * thread: at 64 x 64 about 45 us for a 4x4 BlurHash (Mastodon's), 130 us for
+ * the largest (9x9), 20 us for a ThumbHash (make bench-placeholder). The
+ * loader keeps the last 64 drawn (at most 1 MiB), so the requests after that
+ * take a reference (under 0.1 us). Drawn placeholders are not in the
  * memory cache or memory_cache_bytes; LAZYIMG_TRIM_COMPLETE drops them. */
 
 typedef enum lazyimg_placeholder_kind {
