@@ -17,7 +17,11 @@ seeded random bytes, which reach values no encoder writes.
 
 Lines: `<kind> <hash> <width> <height> <sha256 of RGBA8> <sha256 of BGRA8 premultiplied>`,
 premultiplied by the loader's rule (c * a + 127) / 255; thumbhash-sizes.txt lines end
-with the RGBA8 bytes in hex instead of digests.
+with the RGBA8 bytes in hex instead of digests. Last, a `<kind>-stress <count> <sha256>`
+line: one digest of the RGBA8 renders of `count` hashes made by SplitMix64 from seed
+20 (the tests make the same ones), enough channels that a change to the order of the
+reference's float operations, which moves values by a unit in the last place, turns
+some byte.
 """
 import base64
 import hashlib
@@ -32,6 +36,44 @@ from PIL import Image, ImageDraw
 from thumbhash.decode import thumbhash_to_rgba as python_thumbhash_to_rgba
 
 B83 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~"
+
+
+class SplitMix64:
+    """The tests' generator (Tests/LazyImgCoreTests/SplitMix.swift)."""
+
+    def __init__(self, seed):
+        self.state = seed
+
+    def next(self):
+        mask = (1 << 64) - 1
+        self.state = (self.state + 0x9E3779B97F4A7C15) & mask
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+
+def stress_blurhashes(count):
+    """Sizes 0...82 and digits at random; rendered at 12 x 12."""
+    generator = SplitMix64(20)
+    hashes = []
+    for _ in range(count):
+        size = generator.next() % 83
+        digits = 3 + 2 * (size % 9 + 1) * (size // 9 + 1)
+        hashes.append(B83[size] + "".join(B83[generator.next() % 83] for _ in range(digits)))
+    return hashes
+
+
+def stress_thumbhashes(count):
+    """32 random bytes each, with a short side of at least one component."""
+    generator = SplitMix64(20)
+    hashes = []
+    for _ in range(count):
+        data = bytearray(generator.next() & 255 for _ in range(32))
+        if data[3] & 7 == 0:
+            data[3] |= 1
+        hashes.append(bytes(data))
+    return hashes
 
 
 def premultiplied_bgra(rgba):
@@ -75,6 +117,13 @@ def blurhash_cases(images, rng):
                 for r, g, b in row:
                     rgba += bytes([r, g, b, 255])
             lines.append(f"blurhash {text} {width} {height} {digests(bytes(rgba))}")
+    stress = hashlib.sha256()
+    count = 300
+    for text in stress_blurhashes(count):
+        for row in blurhash.decode(text, 12, 12):
+            for r, g, b in row:
+                stress.update(bytes([r, g, b, 255]))
+    lines.append(f"blurhash-stress {count} {stress.hexdigest()}")
     return lines
 
 
@@ -114,6 +163,11 @@ def thumbhash_cases(images, rng):
         width, height, rgba = fast_thumbhash.thumb_hash_to_rgba(data)
         text = base64.b64encode(data).decode()
         lines.append(f"thumbhash {text} {width} {height} {digests(bytes(rgba))}")
+    stress = hashlib.sha256()
+    count = 2000
+    for data in stress_thumbhashes(count):
+        stress.update(bytes(fast_thumbhash.thumb_hash_to_rgba(data)[2]))
+    lines.append(f"thumbhash-stress {count} {stress.hexdigest()}")
     return hashes, lines
 
 

@@ -16,17 +16,25 @@ final class PlaceholderDecodingTests: XCTestCase {
         let expected: [Substring]
     }
 
-    static func cases(_ name: String, file: StaticString = #filePath) throws -> [Case] {
+    static func lines(_ name: String, file: StaticString = #filePath) throws -> [[Substring]] {
         // Tests/LazyImgCoreTests/<file>.swift -> Tests/Fixtures/placeholders/<name>
         var parts = "\(file)".split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(2)
         let path = (parts + ["Fixtures", "placeholders", Substring(name)]).joined(separator: "/")
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-            let fields = line.split(separator: " ")
-            return Case(hash: String(fields[1]), width: Int(fields[2])!, height: Int(fields[3])!,
-                        expected: Array(fields[4...]))
+        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ") }
+    }
+
+    static func cases(_ name: String) throws -> [Case] {
+        try lines(name).filter { !$0[0].hasSuffix("-stress") }.map { fields in
+            Case(hash: String(fields[1]), width: Int(fields[2])!, height: Int(fields[3])!, expected: Array(fields[4...]))
         }
+    }
+
+    /// The `<kind>-stress <count> <digest>` line.
+    static func stress(_ name: String) throws -> (count: Int, digest: String) {
+        let fields = try XCTUnwrap(try lines(name).first { $0[0].hasSuffix("-stress") })
+        return (Int(fields[1])!, String(fields[2]))
     }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
@@ -65,6 +73,37 @@ final class PlaceholderDecodingTests: XCTestCase {
             XCTAssertTrue(hash.referenceSize == (c.width, c.height), "\(c.hash): \(hash.referenceSize)")
             try assertDigests(c) { hash.render(width: c.width, height: c.height, format: $0) }
         }
+    }
+
+    /// Thousands of hashes of random bytes in one digest: enough channels that moving
+    /// the reference's float operations by a unit in the last place (another order of
+    /// sums) turns some byte. The same SplitMix sequence as the fixtures' script.
+    func testThumbHashesOfRandomBytesAreTheReferenceTogether() throws {
+        let (count, digest) = try Self.stress("thumbhash.txt")
+        var generator = SplitMix(seed: 20)
+        var all: [UInt8] = []
+        for _ in 0..<count {
+            var bytes = (0..<32).map { _ in UInt8(truncatingIfNeeded: generator.next() & 255) }
+            if bytes[3] & 7 == 0 { bytes[3] |= 1 }
+            let hash = try ThumbHash(bytes: bytes)
+            let size = hash.referenceSize
+            all += Self.bytes(try XCTUnwrap(hash.render(width: size.width, height: size.height, format: .rgba8)))
+        }
+        XCTAssertEqual(Self.hex(SHA256.digest(all)), digest)
+    }
+
+    func testBlurHashesOfRandomDigitsAreTheReferenceTogether() throws {
+        let (count, digest) = try Self.stress("blurhash.txt")
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~".utf8)
+        var generator = SplitMix(seed: 20)
+        var all: [UInt8] = []
+        for _ in 0..<count {
+            let size = Int(generator.next() % 83)
+            let digits = 3 + 2 * (size % 9 + 1) * (size / 9 + 1)
+            let text = [alphabet[size]] + (0..<digits).map { _ in alphabet[Int(generator.next() % 83)] }
+            all += Self.bytes(try XCTUnwrap(BlurHash(text).render(width: 12, height: 12, format: .rgba8)))
+        }
+        XCTAssertEqual(Self.hex(SHA256.digest(all)), digest)
     }
 
     /// At sizes the reference does not render, the port that takes a size: it rounds
