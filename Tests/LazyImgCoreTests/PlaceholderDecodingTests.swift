@@ -107,11 +107,11 @@ final class PlaceholderDecodingTests: XCTestCase {
     }
 
     /// At sizes the reference does not render, the port that takes a size: it rounds
-    /// where the reference truncates, in doubles, so each channel may be 1 above.
+    /// where the reference truncates, in doubles, so each channel may be 1 above,
+    /// never below or further.
     func testThumbHashAtOtherSizesIsWithinOneOfAPortInDoubles() throws {
         let cases = try Self.cases("thumbhash-sizes.txt")
         XCTAssertGreaterThan(cases.count, 10)
-        var differing = 0, total = 0
         for c in cases {
             let image = try XCTUnwrap(ThumbHash(base64: Array(c.hash.utf8)).render(width: c.width, height: c.height, format: .rgba8))
             let expected = stride(from: 0, to: c.expected[0].count, by: 2).map { offset -> Int in
@@ -122,12 +122,9 @@ final class PlaceholderDecodingTests: XCTestCase {
             XCTAssertEqual(got.count, expected.count, c.hash)
             for (ours, theirs) in zip(got, expected) {
                 let difference = Int(theirs) - Int(ours)
-                XCTAssertTrue((-1...1).contains(difference), "\(c.hash) at \(c.width)x\(c.height): \(ours) vs \(theirs)")
-                if difference != 0 { differing += 1 }
-                total += 1
+                XCTAssertTrue((0...1).contains(difference), "\(c.hash) at \(c.width)x\(c.height): \(ours) vs \(theirs)")
             }
         }
-        print("thumbhash at other sizes: \(differing) of \(total) channels differ by 1 from thumbhash-python")
     }
 
     /// The table stands in for `pow` only where it gives the curve's own byte: checked
