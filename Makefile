@@ -135,7 +135,8 @@ demo: termlist-bin
 	else ./build/termlist --script builtin --sheet build/termlist-sheet.png; fi
 
 # The terminal list (examples-c/feed): its loopback feed server runs on libmicrohttpd.
-TERMLIST_SRC  := examples-c/feed/termlist.c examples-c/feed/feed_server.c examples-c/feed/scroll_windows.c
+TERMLIST_SRC  := examples-c/feed/termlist.c examples-c/feed/feed_server.c examples-c/feed/blurhash_encode.c \
+                 examples-c/feed/scroll_windows.c
 TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -lm
 termlist-bin: build
 	@mkdir -p build
