@@ -4,9 +4,11 @@
  *
  * Rows come from a paged JSON feed (its own loopback server, feed_server.c, or
  * --feed URL), fetched with lazyimg_fetch when the loader's NEED_PAGE event
- * says the list nears its end, parsed with cJSON and appended. Each row shows a
- * thumbnail drawn with ANSI truecolor half-blocks, its title and sizes; the
- * cells ask lazyimg_request for their image and wait for one event per ticket.
+ * says the list nears its end, parsed with cJSON and appended, each item's
+ * "blurhash" given to lazyimg_set_placeholders. Each row shows a thumbnail
+ * drawn with ANSI truecolor half-blocks, its title and sizes; the cells ask
+ * lazyimg_request for their image, show the placeholder it may answer with,
+ * and wait for one event per ticket.
  * Every motion reports its scroll state and velocity, and a glide or fling its
  * resting place (lazyimg_set_scroll_target). Events are dispatched from the
  * poll() loop on lazyimg_event_fd.
@@ -75,6 +77,7 @@ struct cell {
     size_t row;           /* SIZE_MAX = none */
     uint64_t ticket;      /* 0 = none */
     lazyimg_image *image; /* +1 reference */
+    lazyimg_image *placeholder; /* +1 reference: shown until the image comes */
     lazyimg_status error; /* LAZYIMG_OK = none */
     int deferred;         /* the request answered DEFERRED */
     int ask_again;        /* its ticket was cancelled while it still shows the row */
@@ -117,6 +120,7 @@ struct app {
     struct scroll_windows windows; /* what the policy allowed to start, over time */
     uint64_t downloads_at_motion_start, downloads_while_moving, downloads_cancelled, decodes_skipped;
     unsigned moves, failures, targets_sent;
+    unsigned hashes_given, placeholders_shown; /* feed items with a blurhash; PLACEHOLDER answers */
     int verbose;
 };
 
@@ -226,11 +230,13 @@ static void page_arrived(struct app *a, const uint8_t *data, size_t size)
     const cJSON *item;
     size_t n = (size_t)cJSON_GetArraySize(items), added = 0;
     const char **urls = malloc((n ? n : 1) * sizeof *urls);
-    if (root == NULL || !cJSON_IsArray(items) || urls == NULL) {
+    const char **hashes = malloc((n ? n : 1) * sizeof *hashes);
+    if (root == NULL || !cJSON_IsArray(items) || urls == NULL || hashes == NULL) {
         snprintf(a->page_error, sizeof a->page_error, "feed: not a page (%zu bytes)", size);
         a->page_retry_at = now_ms() + PAGE_RETRY_MS;
         cJSON_Delete(root);
         free(urls);
+        free(hashes);
         return;
     }
     if (a->count + n > a->capacity) {
@@ -246,6 +252,7 @@ static void page_arrived(struct app *a, const uint8_t *data, size_t size)
         const cJSON *image = cJSON_GetObjectItemCaseSensitive(item, "image");
         const cJSON *width = cJSON_GetObjectItemCaseSensitive(item, "width");
         const cJSON *height = cJSON_GetObjectItemCaseSensitive(item, "height");
+        const cJSON *blurhash = cJSON_GetObjectItemCaseSensitive(item, "blurhash");
         if (added == n)
             break;
         struct item *it = &a->items[a->count + added];
@@ -253,6 +260,8 @@ static void page_arrived(struct app *a, const uint8_t *data, size_t size)
         it->image_path = cJSON_IsString(image) ? url_path(image->valuestring) : NULL;
         it->width = cJSON_IsNumber(width) && width->valuedouble > 0 ? (unsigned)width->valuedouble : 0;
         it->height = cJSON_IsNumber(height) && height->valuedouble > 0 ? (unsigned)height->valuedouble : 0;
+        hashes[added] = cJSON_IsString(blurhash) ? blurhash->valuestring : NULL; /* copied, as the URLs */
+        a->hashes_given += hashes[added] != NULL;
         urls[added++] = cJSON_IsString(image) ? image->valuestring : NULL; /* copied by the loader */
     }
     /* The last page: stop the NEED_PAGE events before the rows go in. Otherwise
@@ -262,6 +271,11 @@ static void page_arrived(struct app *a, const uint8_t *data, size_t size)
     double told_at = now_ms(); /* see report_scroll */
     lazyimg_status st = lazyimg_append_items(a->loader, urls, added);
     expect(a, st == LAZYIMG_OK, "lazyimg_append_items: %s", lazyimg_strerror(st));
+    /* The feed's hashes for the rows just added: a bad one costs only its row. */
+    size_t bad_row;
+    const char *why;
+    st = lazyimg_set_placeholders(a->loader, a->count, LAZYIMG_PLACEHOLDER_BLURHASH, hashes, added, &bad_row, &why);
+    expect(a, st == LAZYIMG_OK, "lazyimg_set_placeholders: %s (row %zu: %s)", lazyimg_strerror(st), bad_row, why);
     a->count += added;
     scroll_windows_told_rows(&a->windows, told_at, a->count);
     a->pages++;
@@ -269,6 +283,7 @@ static void page_arrived(struct app *a, const uint8_t *data, size_t size)
     a->next_page = cJSON_IsString(next) ? strdup(next->valuestring) : NULL;
     a->page_error[0] = '\0';
     free(urls);
+    free(hashes);
     cJSON_Delete(root);
 }
 
@@ -283,13 +298,15 @@ static struct cell *cell_for_row(struct app *a, size_t row)
 static void cell_clear(struct cell *c)
 {
     lazyimg_image_release(c->image);
-    c->image = NULL;
+    lazyimg_image_release(c->placeholder);
+    c->image = c->placeholder = NULL;
     c->ticket = 0;
     c->error = LAZYIMG_OK;
     c->deferred = c->ask_again = 0;
 }
 
-/* cellForRow: memory hit now, or a ticket whose one event follows. */
+/* cellForRow: memory hit now, or a ticket whose one event follows, with the row's
+ * placeholder to show meanwhile when the feed gave one. */
 static void cell_request(struct app *a, struct cell *c)
 {
     lazyimg_image *image = NULL;
@@ -297,11 +314,18 @@ static void cell_request(struct app *a, struct cell *c)
     lazyimg_status st = lazyimg_request(a->loader, c->row, &image, &ticket);
     c->ask_again = 0;
     if (st == LAZYIMG_OK) {
+        expect(a, !lazyimg_image_is_placeholder(image), "row %zu: OK with a placeholder", c->row);
         c->image = image;
-    } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED) {
+    } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED || st == LAZYIMG_PLACEHOLDER) {
         log_ticket(a, ticket);
         c->ticket = ticket;
         c->deferred = st == LAZYIMG_DEFERRED;
+        if (st == LAZYIMG_PLACEHOLDER) {
+            expect(a, lazyimg_image_is_placeholder(image), "row %zu: PLACEHOLDER with an image", c->row);
+            lazyimg_image_release(c->placeholder);
+            c->placeholder = image;
+            a->placeholders_shown++;
+        }
     } else {
         c->error = st;
     }
@@ -339,8 +363,12 @@ static void on_event(void *user_data, const lazyimg_event *ev)
         return; /* the cell shows another row now: stale */
     c->ticket = 0;
     c->deferred = 0;
-    if (ev->type == LAZYIMG_EVENT_IMAGE)
+    if (ev->type == LAZYIMG_EVENT_IMAGE) {
+        expect(a, !lazyimg_image_is_placeholder(ev->image), "row %zu: an IMAGE event with a placeholder", ev->row);
         c->image = lazyimg_image_retain(ev->image);
+        lazyimg_image_release(c->placeholder);
+        c->placeholder = NULL;
+    }
     else if (ev->status == LAZYIMG_E_CANCELLED)
         c->ask_again = 1;
     else
@@ -535,23 +563,24 @@ static void put(struct out *o, const char *fmt, ...)
     o->size += (size_t)n;
 }
 
-/* Thumbnail pixel (x, y) of a cell as RGB over the dark background; a grey
- * checker while it loads, red when it failed. */
+/* Thumbnail pixel (x, y) of a cell as RGB over the dark background: its image, or
+ * the feed's placeholder while it loads (else a grey checker), red when it failed. */
 static void thumb_pixel(const struct cell *c, int x, int y, uint8_t rgb[3])
 {
     static const uint8_t background[3] = {24, 24, 30};
     memcpy(rgb, background, 3);
-    if (c == NULL || c->image == NULL) {
+    const lazyimg_image *shown = c == NULL ? NULL : c->image != NULL ? c->image : c->placeholder;
+    if (shown == NULL || (c->image == NULL && c->error != LAZYIMG_OK)) {
         int checker = ((x / 4) + (y / 4)) % 2;
         uint8_t v = (uint8_t)(c != NULL && c->error != LAZYIMG_OK ? 0 : checker ? 52 : 44);
         rgb[0] = c != NULL && c->error != LAZYIMG_OK ? 120 : v, rgb[1] = v, rgb[2] = (uint8_t)(v + 6 * (v > 0));
         return;
     }
-    int w = (int)lazyimg_image_width(c->image), h = (int)lazyimg_image_height(c->image);
+    int w = (int)lazyimg_image_width(shown), h = (int)lazyimg_image_height(shown);
     int ix = x - (THUMB_W - w) / 2, iy = y - (THUMB_H - h) / 2;
     if (ix < 0 || iy < 0 || ix >= w || iy >= h)
         return;
-    const uint8_t *p = lazyimg_image_pixels(c->image) + (size_t)iy * lazyimg_image_stride(c->image) + (size_t)ix * 4;
+    const uint8_t *p = lazyimg_image_pixels(shown) + (size_t)iy * lazyimg_image_stride(shown) + (size_t)ix * 4;
     for (int i = 0; i < 3; i++)
         rgb[i] = (uint8_t)((p[i] * p[3] + background[i] * (255 - p[3])) / 255);
 }
@@ -579,6 +608,8 @@ static void render_text(struct app *a, struct out *o, size_t row, int line)
             put(o, "\x1b[31m%s\x1b[0m", lazyimg_strerror(c->error));
         else if (c->deferred)
             put(o, "\x1b[33mdeferred while the list moves\x1b[0m");
+        else if (c->placeholder != NULL)
+            put(o, "\x1b[36mloading... (its blurhash meanwhile)\x1b[0m");
         else
             put(o, "\x1b[36mloading...\x1b[0m");
     }
@@ -1004,7 +1035,11 @@ static void report(struct app *a, const struct options *opt, int nonblank)
                s.downloads_cancelled, s.downloads_failed, s.bytes_downloaded / 1e6, s.images_decoded);
         printf("moves %u (%" PRIu64 " download(s) started while moving); scroll targets sent: %u\n", a->moves,
                a->downloads_while_moving, a->targets_sent);
+        printf("placeholders: %u feed item(s) with a blurhash, %u request(s) answered with one\n", a->hashes_given,
+               a->placeholders_shown);
     }
+    expect(a, a->hashes_given == 0 || a->placeholders_shown > 0, "the feed gave %u blurhash(es), none was shown",
+           a->hashes_given);
     expect(a, a->pages >= 2, "only %u page(s) arrived", a->pages);
     expect(a, a->page_failures == 0, "%u page fetch(es) failed: %s", a->page_failures, a->page_error);
     expect(a, a->need_page_events == a->page_fetches, "%u NEED_PAGE events for %u page fetches",
