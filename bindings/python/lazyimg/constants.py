@@ -21,6 +21,8 @@ class Status(enum.IntEnum):
     DEFERRED = 2
     MISS = 3
     TIMEOUT = 4
+    # Since 0.4.0:
+    PLACEHOLDER = 5
     E_INVALID_ARGUMENT = -1
     E_OUT_OF_RANGE = -2
     E_BAD_URL = -3
@@ -37,6 +39,8 @@ class Status(enum.IntEnum):
     E_NO_IMAGE = -14
     # Since 0.3.0:
     E_TLS = -15
+    # Since 0.4.0:
+    E_BAD_PLACEHOLDER = -16
 
 
 class ScrollState(enum.IntEnum):
@@ -88,6 +92,12 @@ class Source(enum.IntEnum):
     NETWORK = 3
 
 
+# Since 0.4.0:
+class PlaceholderKind(enum.IntEnum):
+    BLURHASH = 1
+    THUMBHASH = 2
+
+
 # IntEnum: (C enum type, prefix of its constants in lazyimg.h)
 C_ENUMS = {
     Status: ("lazyimg_status", "LAZYIMG_"),
@@ -99,6 +109,7 @@ C_ENUMS = {
     Codec: ("lazyimg_codec", "LAZYIMG_CODEC_"),
     EventType: ("lazyimg_event_type", "LAZYIMG_EVENT_"),
     Source: ("lazyimg_source", "LAZYIMG_SOURCE_"),
+    PlaceholderKind: ("lazyimg_placeholder_kind", "LAZYIMG_PLACEHOLDER_"),
 }
 
 # Numeric macros of the header: LAZYIMG_<name> is this module's <name>.
