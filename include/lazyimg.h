@@ -578,9 +578,9 @@ typedef enum lazyimg_placeholder_kind {
  * kind: hashes[i] is row first_row+i's, copied; NULL removes that row's. Call
  * it after lazyimg_set_items or lazyimg_append_items with the same page (the
  * feed's "blurhash" beside each URL), for any rows and as often as wanted.
- * Parses every hash at once (a microsecond each) and draws none. hashes may be
- * NULL when count is 0. out_bad_row and out_reason may be NULL; they are set
- * on every return, to 0 and "" unless the status is BAD_PLACEHOLDER.
+ * Parses every hash at once and draws none. hashes may be NULL when count
+ * is 0. out_bad_row and out_reason may be NULL; they are set on every
+ * return, to 0 and "" unless the status is BAD_PLACEHOLDER.
  * Errors: INVALID_ARGUMENT (NULL loader, NULL hashes with count > 0, unknown
  * kind), OUT_OF_RANGE (a row at or past lazyimg_item_count(): nothing is
  * set), SHUTDOWN, and BAD_PLACEHOLDER: one or more hashes do not parse (bad

@@ -1,10 +1,10 @@
 /// The size a row's placeholder is drawn at for a loader's box: what the box gives,
 /// with its long side brought down to `maximumSide`.
 ///
-/// A render costs about 10 ns per pixel and happens on the host's thread at the row's
-/// first request (docs/pending/placeholders.md has the figures, from make
-/// bench-placeholder): 64 pixels keeps a 4x4 BlurHash near 50 us. A placeholder is a
-/// blur, so a host drawing it larger by scaling loses nothing it had.
+/// A render's cost grows with its pixels, and it happens on the host's thread at a
+/// row's first request: the cap keeps that to tens of microseconds for the hashes
+/// feeds send (docs/pending/placeholders.md, from make bench-placeholder). A
+/// placeholder is a blur, so a host drawing it larger by scaling loses nothing it had.
 struct PlaceholderGeometry {
     static let maximumSide = 64
     /// Box sides beyond this are taken as this: the result is capped far below anyway.
