@@ -224,8 +224,9 @@ demo: termlist-bin
 
 # The terminal list (examples-c/demos/termlist) and what the feed demos share
 # (examples-c/demos/feed): the loopback feed server, on libmicrohttpd, the paged
-# rows, the options and the scripted run's scroll-policy checks.
-FEED_SRC      := $(addprefix $(DEMOS)/feed/,feed_server.c feed_pager.c feed_checks.c scroll_windows.c decay_fit.c feed_options.c)
+# rows, the options, the scripted run's scroll-policy checks and the BlurHash
+# encoder the server's placeholders come from.
+FEED_SRC      := $(addprefix $(DEMOS)/feed/,feed_server.c feed_pager.c feed_checks.c scroll_windows.c decay_fit.c feed_options.c blurhash_encode.c)
 TERMLIST_SRC  := $(DEMOS)/termlist/termlist.c $(FEED_SRC)
 TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -lm
 termlist-bin: build
@@ -317,6 +318,34 @@ bench-disk:
 # ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).
 bench-decode:
 	Tests/Benchmarks/bench-decode.sh
+
+# The reference decoders of the placeholder hashes, in a virtualenv from PyPI
+# (scripts/placeholder-oracles.txt), for the fixtures and the benchmark.
+PLACEHOLDER_VENV := build/placeholder-venv
+$(PLACEHOLDER_VENV)/installed: scripts/placeholder-oracles.txt
+	rm -rf $(PLACEHOLDER_VENV) && python3 -m venv $(PLACEHOLDER_VENV)
+	$(PLACEHOLDER_VENV)/bin/pip install -q -r scripts/placeholder-oracles.txt
+	touch $@
+
+# Writes Tests/Fixtures/placeholders from the reference decoders (needs ../shared/corpus).
+.PHONY: placeholder-fixtures check-placeholder-fixtures
+placeholder-fixtures: $(PLACEHOLDER_VENV)/installed
+	$(PLACEHOLDER_VENV)/bin/python scripts/placeholder_fixtures.py $(CORPUS)/photos Tests/Fixtures/placeholders
+
+# The stored fixtures are what the reference decoders give today: written again into
+# build/ and compared.
+check-placeholder-fixtures: $(PLACEHOLDER_VENV)/installed
+	@if [ ! -d $(CORPUS)/photos ]; then echo "check-placeholder-fixtures: skipped, no photos at $(CORPUS)/photos"; exit 0; fi; \
+	rm -rf build/placeholder-fixtures && mkdir -p build/placeholder-fixtures && \
+	$(PLACEHOLDER_VENV)/bin/python scripts/placeholder_fixtures.py $(CORPUS)/photos build/placeholder-fixtures && \
+	diff -r Tests/Fixtures/placeholders build/placeholder-fixtures && \
+	echo "check-placeholder-fixtures: the fixtures are the reference decoders' output"
+
+# Microseconds per BlurHash and ThumbHash render against the reference decoders
+# (Python, C and Rust, from PyPI into build/), with ratios; prints two tables.
+.PHONY: bench-placeholder
+bench-placeholder: deps
+	Tests/Benchmarks/bench-placeholder.sh
 
 # Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
 # baseline loaders on the same transport and decoder, over a loopback site with a
@@ -427,7 +456,7 @@ check-symbols: build
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-placeholder-fixtures check-symbols check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
             check-python-install check-python-wheel check-python-types check-python-recipes \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the

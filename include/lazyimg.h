@@ -71,6 +71,10 @@ typedef enum lazyimg_status {
                               follow once it runs (or is cancelled) */
     LAZYIMG_MISS = 3,      /* lookup: not in memory; cancel: no such live ticket */
     LAZYIMG_TIMEOUT = 4,   /* lazyimg_wait: nothing arrived in time */
+    /* Since 0.4.0: */
+    LAZYIMG_PLACEHOLDER = 5, /* lazyimg_request: the row's placeholder, not its
+                                image, and a ticket whose one event brings the
+                                image (see lazyimg_set_placeholders) */
 
     /* Errors are negative. Append only; never renumbered. */
     LAZYIMG_E_INVALID_ARGUMENT = -1, /* NULL pointer, bad size or bad value */
@@ -93,11 +97,15 @@ typedef enum lazyimg_status {
     LAZYIMG_E_SHUTDOWN = -13,        /* the loader is being destroyed */
     LAZYIMG_E_NO_IMAGE = -14,        /* the row has no URL (a NULL list entry) */
     /* Since 0.3.0: */
-    LAZYIMG_E_TLS = -15              /* TLS handshake failed: the certificate is not
+    LAZYIMG_E_TLS = -15,             /* TLS handshake failed: the certificate is not
                                         trusted (see ca_file) or not for this
                                         host, or no common protocol. Never
                                         bypassed: there is no option to skip
                                         verification. */
+    /* Since 0.4.0: */
+    LAZYIMG_E_BAD_PLACEHOLDER = -17  /* a placeholder hash that does not parse
+                                        (lazyimg_set_placeholders says which row
+                                        and why) */
 } lazyimg_status;
 
 /* A short English description of a status. Static storage, never NULL, also
@@ -414,11 +422,13 @@ lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
  * Unicode normalisation, no repair of bytes that are not UTF-8), and libcurl
  * gets them exactly as given (it percent-encodes bytes past ASCII on the
  * wire). urls may be NULL when count is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
- * is kept. Errors: INVALID_ARGUMENT, SHUTDOWN. */
+ * is kept. Since 0.4.0: the new rows have no placeholders
+ * (lazyimg_set_placeholders). Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 
 /* Appends `count` rows (the next page) after the current ones; copied as in
- * lazyimg_set_items. Outstanding tickets stay. Errors: INVALID_ARGUMENT,
+ * lazyimg_set_items. Outstanding tickets stay, and so do the placeholders of
+ * the rows before; the new rows have none. Errors: INVALID_ARGUMENT,
  * SHUTDOWN. */
 lazyimg_status lazyimg_append_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 
@@ -499,8 +509,14 @@ lazyimg_status lazyimg_set_scroll_target(lazyimg_loader *loader, size_t first, s
  *   LAZYIMG_PENDING:  *out_ticket is set; scheduled or in flight.
  *   LAZYIMG_DEFERRED: *out_ticket is set; held back while the list moves
  *                     fast (see lazyimg_set_scroll_state).
- * After PENDING or DEFERRED exactly one event (IMAGE or FAILED) follows for
- * that ticket and row. Several tickets may share one download. Tickets are
+ *   LAZYIMG_PLACEHOLDER (since 0.4.0): instead of PENDING or DEFERRED for a
+ *                     row given a placeholder hash (lazyimg_set_placeholders):
+ *                     *out_ticket is set as for those, and *out_image is a +1
+ *                     reference to the row's placeholder, which is NOT the
+ *                     image: show it until the ticket's event. Only hosts that
+ *                     give placeholders ever see this status.
+ * After PENDING, DEFERRED or PLACEHOLDER exactly one event (IMAGE or FAILED)
+ * follows for that ticket and row. Several tickets may share one download. Tickets are
  * never 0 and never reused within a loader.
  * Errors (no event follows): INVALID_ARGUMENT (NULL loader or out pointer),
  * OUT_OF_RANGE, NO_IMAGE (NULL entry), BAD_URL, SHUTDOWN, and the error of a
@@ -523,6 +539,66 @@ lazyimg_status lazyimg_lookup_url(lazyimg_loader *loader, const char *url, lazyi
  * download stops only when no ticket or prefetch wants it any more.
  * Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_cancel(lazyimg_loader *loader, uint64_t ticket);
+
+/* ------------------------------------------------------------ placeholders */
+
+/* Since 0.4.0. A feed can send a small hash of each image with its URL (the
+ * Mastodon API's "blurhash" on every media attachment); the loader draws it
+ * while the image loads. lazyimg_request answers a row that has one and whose
+ * image is not in memory with LAZYIMG_PLACEHOLDER: the drawn placeholder
+ * beside the ticket. The image's event follows as for PENDING.
+ *
+ * What is drawn: the picture the format's reference decoder draws (BlurHash:
+ * its TypeScript and Python decoders, byte for byte; ThumbHash: Evan
+ * Wallace's reference, byte for byte at its own size), in the loader's
+ * pixel_format, opaque for BlurHash, and lazyimg_image_is_placeholder() is 1.
+ * Its size follows target_width x target_height, with the long side brought
+ * down to 64 pixels (a blur; scale it up to the cell): a BlurHash, which holds
+ * no aspect ratio, fills that box (a box with one side 0: a square of the
+ * other); a ThumbHash keeps its own aspect ratio, fitted as `fit` says, inside
+ * or covering and centre-cropped. No box (0,0): 32 x 32 for BlurHash, 32 on
+ * the long side for ThumbHash. Placeholders are pixels also in
+ * LAZYIMG_OUTPUT_ENCODED loaders.
+ *
+ * Cost: the first request of a row draws its placeholder on the calling
+ * thread: at 64 x 64 about 45 us for a 4x4 BlurHash (Mastodon's), 130 us for
+ * the largest (9x9), 20 us for a ThumbHash (make bench-placeholder). The
+ * loader keeps the last 64 drawn (at most 1 MiB), so the requests after that
+ * take a reference (under 0.1 us). Drawn placeholders are not in the
+ * memory cache or memory_cache_bytes; LAZYIMG_TRIM_COMPLETE drops them. */
+
+typedef enum lazyimg_placeholder_kind {
+    LAZYIMG_PLACEHOLDER_BLURHASH = 1,  /* BlurHash text, at most 166 bytes */
+    LAZYIMG_PLACEHOLDER_THUMBHASH = 2  /* ThumbHash bytes as base64 text (standard
+                                          or URL-safe alphabet, "=" padding
+                                          optional), at most 64 bytes */
+} lazyimg_placeholder_kind;
+
+/* Gives rows first_row .. first_row+count-1 their placeholder hashes of one
+ * kind: hashes[i] is row first_row+i's, copied; NULL removes that row's. Call
+ * it after lazyimg_set_items or lazyimg_append_items with the same page (the
+ * feed's "blurhash" beside each URL), for any rows and as often as wanted.
+ * Parses every hash at once and draws none. hashes may be NULL when count
+ * is 0. out_bad_row and out_reason may be NULL; they are set on every
+ * return, to 0 and "" unless the status is BAD_PLACEHOLDER.
+ * Errors: INVALID_ARGUMENT (NULL loader, NULL hashes with count > 0, unknown
+ * kind), OUT_OF_RANGE (a row at or past lazyimg_item_count(): nothing is
+ * set), SHUTDOWN, and BAD_PLACEHOLDER: one or more hashes do not parse (bad
+ * characters, a length that does not match, too short or too long); those
+ * rows are left without a placeholder, every other row given is set, and
+ * *out_bad_row is the first such row, *out_reason why it was refused (static
+ * storage, never NULL). */
+lazyimg_status lazyimg_set_placeholders(lazyimg_loader *loader, size_t first_row,
+                                        lazyimg_placeholder_kind kind,
+                                        const char *const *hashes, size_t count,
+                                        size_t *out_bad_row, const char **out_reason);
+
+/* Since 0.4.0. The row's placeholder, drawn as above, whatever its image's
+ * state: for a row whose request failed, say. Never schedules anything.
+ * LAZYIMG_OK with *out a +1 reference, or LAZYIMG_MISS with *out NULL when
+ * the row has no placeholder. Errors: INVALID_ARGUMENT, OUT_OF_RANGE,
+ * SHUTDOWN. */
+lazyimg_status lazyimg_lookup_placeholder(lazyimg_loader *loader, size_t row, lazyimg_image **out);
 
 /* ------------------------------------------------ paged lists and feeds */
 
@@ -585,6 +661,10 @@ const uint8_t *lazyimg_image_encoded_data(const lazyimg_image *image, size_t *ou
 /* The encoded file's format; LAZYIMG_CODEC_UNKNOWN for NULL and for decoded
  * images. */
 lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
+/* Since 0.4.0: 1 for a placeholder drawn from a hash (LAZYIMG_PLACEHOLDER,
+ * lazyimg_lookup_placeholder), which is never a row's image; else 0 (NULL
+ * too). Its source width and height are its own. */
+int lazyimg_image_is_placeholder(const lazyimg_image *image);
 
 /* ----------------------------------------------------------------- events */
 
@@ -672,7 +752,8 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 #define LAZYIMG_TRIM_COMPLETE 2 /* empty the memory cache */
 
 /* Shrinks the memory cache, images not used recently first: to half its
- * limit at MODERATE, to nothing at COMPLETE. The cache only drops its own
+ * limit at MODERATE, to nothing at COMPLETE (which also drops the drawn
+ * placeholders, since 0.4.0). The cache only drops its own
  * references: images the host retained stay valid. COMPLETE then hands the
  * freed memory back to the system (glibc malloc_trim), which can take a few
  * milliseconds with a large heap: call it on a memory warning, not per frame.

@@ -37,6 +37,7 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
     case LAZYIMG_DEFERRED: cString("deferred while the list scrolls: an event will follow")
     case LAZYIMG_MISS: cString("not in memory")
     case LAZYIMG_TIMEOUT: cString("timed out waiting")
+    case LAZYIMG_PLACEHOLDER: cString("the row's placeholder, not its image: an event will follow")
     case LAZYIMG_E_INVALID_ARGUMENT: cString("invalid argument")
     case LAZYIMG_E_OUT_OF_RANGE: cString("row out of range")
     case LAZYIMG_E_BAD_URL: cString("bad URL (http and https load; file only with allow_file_urls)")
@@ -52,6 +53,7 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
     case LAZYIMG_E_SHUTDOWN: cString("loader is shutting down")
     case LAZYIMG_E_NO_IMAGE: cString("row has no image URL")
     case LAZYIMG_E_TLS: cString("TLS failed: certificate not trusted or not for this host, or no common protocol")
+    case LAZYIMG_E_BAD_PLACEHOLDER: cString("placeholder hash does not parse")
     default: cString("unknown status")
     }
 }

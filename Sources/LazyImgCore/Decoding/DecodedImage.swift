@@ -20,6 +20,9 @@ public final class DecodedImage: Sendable {
     /// the pixels are always the first frame. Written only by the decoder that made
     /// the image (GIF learns it after drawing the frame), before it is shared.
     nonisolated(unsafe) public internal(set) var isAnimated: Bool
+    /// Drawn from a placeholder hash (BlurHash, ThumbHash), not decoded from the file:
+    /// what a row shows until its image arrives, never the image itself.
+    public let isPlaceholder: Bool
     /// The pixels, or an encoded image's file bytes. Written only by whoever made the
     /// image, before it is shared.
     nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer
@@ -38,7 +41,7 @@ public final class DecodedImage: Sendable {
     /// Allocates an uninitialised buffer of `stride * height` bytes.
     /// Returns nil when the size overflows or the allocation would be absurd.
     public init?(width: Int, height: Int, stride: Int? = nil, sourceWidth: Int, sourceHeight: Int,
-                 format: PixelFormat = .rgba8, isAnimated: Bool = false) {
+                 format: PixelFormat = .rgba8, isAnimated: Bool = false, isPlaceholder: Bool = false) {
         let rowBytes = stride ?? width &* 4
         guard width > 0, height > 0, rowBytes >= width &* 4,
               case (let total, false) = rowBytes.multipliedReportingOverflow(by: height),
@@ -51,6 +54,7 @@ public final class DecodedImage: Sendable {
         self.sourceHeight = sourceHeight
         self.format = format
         self.isAnimated = isAnimated
+        self.isPlaceholder = isPlaceholder
         self.pixels = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 16)
         self.codec = nil
         self.encodedCount = 0
@@ -66,6 +70,7 @@ public final class DecodedImage: Sendable {
         sourceHeight = 0
         format = .rgba8
         isAnimated = false
+        isPlaceholder = false
         let storage = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
         bytes.withUnsafeBytes { source in
             if let start = source.baseAddress { storage.copyMemory(from: start, byteCount: source.count) }

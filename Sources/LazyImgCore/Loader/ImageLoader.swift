@@ -34,6 +34,8 @@ public final class ImageLoader: Sendable {
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
+    /// The rows' placeholder hashes and the images drawn from them.
+    let placeholders: RowPlaceholders
 
     /// - Parameters:
     ///   - transport: fetches bytes; nil = the configuration's session, or without
@@ -88,6 +90,7 @@ public final class ImageLoader: Sendable {
         self.delivery = delivery
         self.clock = clock
         self.diskCache = diskCache
+        self.placeholders = RowPlaceholders(options: configuration.decodeOptions)
         self.state = Locked(LoaderState(configuration: configuration))
         owner.loader = self
         retryTimer.setHandler { [weak self] in self?.retryTimerDidFire() }
@@ -106,6 +109,7 @@ public final class ImageLoader: Sendable {
             guard !s.isShuttingDown else { throw .shutdown }
             for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
             s.rows = RowKeys(rows)
+            placeholders.listReplaced(rowCount: rows.count)
             s.paging.listDidGrow()
             _listDidChange(in: &s)
         }
@@ -117,6 +121,7 @@ public final class ImageLoader: Sendable {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             s.rows.append(contentsOf: rows)
+            placeholders.listAppended(rows.count)
             s.view.rowCount = s.rows.count
             if !rows.isEmpty { s.paging.listDidGrow() }
             _viewDidChange(in: &s)
@@ -295,8 +300,9 @@ public final class ImageLoader: Sendable {
     }
 
     /// Drops cached images. Images the host holds stay valid: the cache only lets go
-    /// of its own references. `.complete` then gives the freed memory back to the
-    /// system, outside the lock (a few milliseconds for a large heap).
+    /// of its own references. `.complete` also drops the drawn placeholders, then gives
+    /// the freed memory back to the system, outside the lock (a few milliseconds for a
+    /// large heap).
     public func trimMemory(_ level: TrimLevel) {
         state.withLock { s in
             switch level {
@@ -305,6 +311,7 @@ public final class ImageLoader: Sendable {
             }
         }
         if level == .complete {
+            placeholders.dropDrawn()
             lazyimg_release_free_memory()
         }
     }

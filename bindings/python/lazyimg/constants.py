@@ -39,6 +39,8 @@ class Status(_Open):
     DEFERRED = 2
     MISS = 3
     TIMEOUT = 4
+    # Since 0.4.0:
+    PLACEHOLDER = 5
     E_INVALID_ARGUMENT = -1
     E_OUT_OF_RANGE = -2
     E_BAD_URL = -3
@@ -55,6 +57,8 @@ class Status(_Open):
     E_NO_IMAGE = -14
     # Since 0.3.0:
     E_TLS = -15
+    # Since 0.4.0:
+    E_BAD_PLACEHOLDER = -17
 
 
 class ScrollState(_Open):
@@ -106,6 +110,12 @@ class Source(_Open):
     NETWORK = 3
 
 
+# Since 0.4.0:
+class PlaceholderKind(enum.IntEnum):
+    BLURHASH = 1
+    THUMBHASH = 2
+
+
 # IntEnum: (C enum type, prefix of its constants in lazyimg.h)
 C_ENUMS: dict[type[enum.IntEnum], tuple[str, str]] = {
     Status: ("lazyimg_status", "LAZYIMG_"),
@@ -117,6 +127,7 @@ C_ENUMS: dict[type[enum.IntEnum], tuple[str, str]] = {
     Codec: ("lazyimg_codec", "LAZYIMG_CODEC_"),
     EventType: ("lazyimg_event_type", "LAZYIMG_EVENT_"),
     Source: ("lazyimg_source", "LAZYIMG_SOURCE_"),
+    PlaceholderKind: ("lazyimg_placeholder_kind", "LAZYIMG_PLACEHOLDER_"),
 }
 
 # Numeric macros of the header: LAZYIMG_<name> is this module's <name>.
