@@ -1,6 +1,7 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_1 // ThreadSanitizer group 1 (see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
+import LazyImgCore
 import TestSupport
 import XCTest
 
@@ -224,6 +225,51 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(loadAll(second, urls), downloaded, "refetched, not served damaged")
         XCTAssertEqual(sources(second), Array(repeating: LAZYIMG_SOURCE_NETWORK, count: urls.count))
         XCTAssertEqual(server.totalHits, 2 * urls.count)
+    }
+
+    /// Issue 17: a FIFO under an entry's name blocked a decode thread in open(); no
+    /// event came and destroy hung.
+    func testEntriesReplacedByFIFOsAreDownloadedAgainWithoutBlocking() throws {
+        let urls = servePhotos()
+        let first = try makeHost()
+        let downloaded = loadAll(first, urls)
+        XCTAssertEqual(first.destroy(), LAZYIMG_OK)
+        let entries = directory.files().filter { $0.path.split(separator: "/").count == 3 }.map { directory.path + "/" + $0.path }
+        XCTAssertEqual(entries.count, 2 * urls.count, "originals and thumbnails")
+        for path in entries {
+            XCTAssertEqual(unlink(path), 0)
+            XCTAssertEqual(mkfifo(path, 0o600), 0)
+        }
+        // A reader blocked in open() on a FIFO is let go by opening it for writing
+        // (which succeeds only while a reader has it open): done every 50 ms from 10 s
+        // on, until destroy has returned, so that a block fails the test instead of
+        // hanging it. (The cache removes the FIFOs it meets; what is opened then is
+        // the entries written since, not counted.)
+        let finished = Locked(false)
+        let releases = Locked(0)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let deadline = DispatchTime.now() + 10
+            while !finished.withLock({ $0 }) {
+                usleep(50_000)
+                guard DispatchTime.now() >= deadline else { continue }
+                for path in entries {
+                    let fd = open(path, O_WRONLY | O_NONBLOCK)
+                    guard fd >= 0 else { continue }
+                    var info = stat()
+                    if fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO { releases.withLock { $0 += 1 } }
+                    close(fd)
+                }
+            }
+            stopped.signal()
+        }
+        let second = try makeHost()
+        XCTAssertEqual(loadAll(second, urls), downloaded)
+        XCTAssertEqual(sources(second), Array(repeating: LAZYIMG_SOURCE_NETWORK, count: urls.count))
+        XCTAssertEqual(second.destroy(), LAZYIMG_OK)
+        finished.withLock { $0 = true }
+        stopped.wait()
+        XCTAssertEqual(releases.withLock { $0 }, 0, "a decode thread blocked in open() on a FIFO")
     }
 
     func testClearAndRemoveURLSendTheNextRequestToTheNetwork() throws {

@@ -24,9 +24,9 @@ struct DiskCacheSpace {
     /// `limit` sizes the journal: 1/64 of it, between one block and 1 MiB, so a small
     /// cache keeps a small journal (compacting more often costs other processes a
     /// rescan of a small directory).
-    init(directory: String, limit: Int) {
+    init(directory: DiskCacheDirectory, limit: Int) {
         var info = statvfs()
-        let unit = statvfs(directory, &info) == 0 ? Int(info.f_frsize) : 0
+        let unit = fstatvfs(directory.fd, &info) == 0 ? Int(info.f_frsize) : 0
         blockSize = unit > 0 && unit <= 1 << 20 ? unit : 4096
         let journalBlocks = min(max(limit / 64 / blockSize, 1), max((1 << 20) / blockSize, 1))
         journalBytes = journalBlocks * blockSize
@@ -49,34 +49,33 @@ struct DiskCacheSpace {
     }
 
     /// Measures the top directory and every shard directory again.
-    mutating func measureAll(_ directory: String) {
-        topBytes = Self.allocated(directory)
-        for shard in 0..<shardBytes.count { shardBytes[shard] = Self.allocated(shardPath(directory, shard)) }
+    mutating func measureAll(_ directory: DiskCacheDirectory) {
+        topBytes = Self.allocated(directory.fd)
+        for shard in 0..<shardBytes.count { shardBytes[shard] = Self.allocated(DiskCache.shards[shard][...], in: directory) }
         directoryBytes = topBytes + shardBytes.reduce(0, +)
     }
 
     /// Measures the shard directory holding `name` again (and the top directory when
     /// the shard is new: its name was added there).
-    mutating func measureShard(of name: String, in directory: String) {
+    mutating func measureShard(of name: String, in directory: DiskCacheDirectory) {
         guard let shard = Int(name.prefix(2), radix: 16), shard < shardBytes.count else { return }
         let was = shardBytes[shard]
-        shardBytes[shard] = Self.allocated(shardPath(directory, shard))
+        shardBytes[shard] = Self.allocated(name.prefix(2), in: directory)
         directoryBytes += shardBytes[shard] - was
         if was == 0 {
-            let top = Self.allocated(directory)
+            let top = Self.allocated(directory.fd)
             directoryBytes += top - topBytes
             topBytes = top
         }
     }
 
-    private func shardPath(_ directory: String, _ shard: Int) -> String {
-        directory + "/" + DiskCache.shards[shard]
+    /// Allocated bytes of a shard directory, as `du` counts them; 0 when absent.
+    private static func allocated(_ shard: Substring, in directory: DiskCacheDirectory) -> Int {
+        directory.withShard(shard) { allocated($0) } ?? 0
     }
 
-    /// Allocated bytes of a file or directory (`st_blocks` is in 512-byte units, as
-    /// `du` counts them); 0 when absent.
-    static func allocated(_ path: String) -> Int {
+    private static func allocated(_ fd: Int32) -> Int {
         var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_blocks) * 512 : 0
+        return fstat(fd, &info) == 0 ? DiskCacheDirectory.allocatedBytes(info) : 0
     }
 }
