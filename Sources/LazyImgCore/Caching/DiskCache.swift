@@ -29,6 +29,8 @@ import Glibc
 ///   entry as it was.
 /// - A durable write is fsync'd before its rename, so a power loss keeps the new
 ///   entry or the one it replaced; anything torn all the same is deleted on read.
+/// - Nothing read from the directory traps: entries, journal records and file
+///   sizes and times are checked, and the totals made of them saturate.
 ///
 /// Blocking: every method does file I/O except `statistics`; call them off the
 /// host's thread.
@@ -84,7 +86,7 @@ public final class DiskCache: Sendable {
         /// when the journal is emptied (the index is rebuilt then), and by a process
         /// killed mid-write until then: the cache is smaller meanwhile, never larger.
         var othersReserved = 0
-        var allReserved: Int { reserved + othersReserved }
+        var allReserved: Int { reserved.addingClamped(othersReserved) }
         var isIndexed = false
         var journalGeneration: UInt64 = 0
         var journalOffset = 0
@@ -138,7 +140,7 @@ public final class DiskCache: Sendable {
     /// What the limit bounds, as last counted: the entries' allocated bytes, the
     /// writes in progress, the directories and the journal's bound.
     var chargedBytes: Int {
-        state.withLock { $0.index.totalCharge + $0.allReserved + $0.space.overhead }
+        state.withLock { $0.index.totalCharge.addingClamped($0.allReserved).addingClamped($0.space.overhead) }
     }
 
     // MARK: Reading
@@ -205,7 +207,7 @@ public final class DiskCache: Sendable {
             withFileLock {
                 _sync(&s)
                 let room = s.space.charge(size: file.count) + s.space.directoryGrowthPerWrite
-                guard s.space.overhead + s.allReserved + room <= limit else { return nil }
+                guard s.space.overhead.addingClamped(s.allReserved).addingClamped(room) <= limit else { return nil }
                 _makeRoom(for: room, in: &s)
                 s.reserved += room
                 _log(.reserve, name, size: room, in: &s)
@@ -306,7 +308,12 @@ public final class DiskCache: Sendable {
     /// Brings the index up to date: replays what other processes logged, or rebuilds
     /// it from the directory when it was never built or the log was emptied since.
     private func _sync(_ s: inout State) {
-        let generation = journal.generation()
+        var generation = journal.generation()
+        if journal.end() > DiskCacheJournal.maxBytes {
+            // No process writes that much before emptying it: not ours to read.
+            generation &+= 1
+            journal.reset(generation: generation)
+        }
         if s.isIndexed && generation == s.journalGeneration {
             let end = journal.end()
             for record in journal.records(from: s.journalOffset, to: end) {
@@ -315,7 +322,7 @@ public final class DiskCache: Sendable {
                     s.index.insert(record.name, size: record.size, charge: s.space.charge(size: record.size))
                     s.space.measureShard(of: record.name, in: files)
                 case .remove: s.index.remove(record.name)
-                case .reserve: s.othersReserved += record.size
+                case .reserve: s.othersReserved = s.othersReserved.addingClamped(record.size)
                 case .release: s.othersReserved = max(0, s.othersReserved - record.size)
                 }
             }
@@ -353,7 +360,8 @@ public final class DiskCache: Sendable {
     /// until no entry is left.
     private func _makeRoom(for room: Int, in s: inout State) {
         var evicted: UInt64 = 0
-        while s.index.totalCharge + s.allReserved + s.space.overhead + room > limit, let victim = s.index.oldestName {
+        while s.index.totalCharge.addingClamped(s.allReserved).addingClamped(s.space.overhead).addingClamped(room) > limit,
+              let victim = s.index.oldestName {
             _remove(victim, in: &s)
             evicted += 1
         }
@@ -366,7 +374,7 @@ public final class DiskCache: Sendable {
     /// files of this user are counted.
     private func scanDirectory(_ space: DiskCacheSpace) -> (index: DiskCacheIndex, space: DiskCacheSpace) {
         var space = space
-        var found: [(name: String, size: Int, charge: Int, modified: Int64)] = []
+        var found: [(name: String, size: Int, charge: Int, modified: timespec)] = []
         for shard in Self.shards {
             files.withShard(shard[...]) { shardFD in
                 for name in DiskCacheDirectory.list(shardFD) {
@@ -374,14 +382,14 @@ public final class DiskCache: Sendable {
                     guard Self.isEntryName(name), let info = DiskCacheDirectory.status(of: name, in: shardFD),
                           DiskCacheDirectory.isOwnRegularFile(info) else { continue }
                     let size = Int(info.st_size)
-                    let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
                     found.append((name, size, space.charge(size: size, allocated: DiskCacheDirectory.allocatedBytes(info)),
-                                  modified))
+                                  info.st_mtim))
                 }
             }
         }
         var index = DiskCacheIndex()
-        for file in found.sorted(by: { $0.modified < $1.modified }) {
+        // Compared, not converted to one number: a time set far off would overflow it.
+        for file in found.sorted(by: { ($0.modified.tv_sec, $0.modified.tv_nsec) < ($1.modified.tv_sec, $1.modified.tv_nsec) }) {
             index.insert(file.name, size: file.size, charge: file.charge)
         }
         space.measureAll(files)
@@ -484,6 +492,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Whether `name` is one `fileName` makes: 32 hex digits, "-", 16 hex digits.
+    /// Names from the journal are checked with it before they reach a file call.
     static func isEntryName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard bytes.count == 49, bytes[32] == UInt8(ascii: "-") else { return false }

@@ -82,9 +82,12 @@ final class DiskCacheDirectory: Sendable {
     }
 
     /// Runs `body` with the shard directory `shard` (two hex digits) open, or returns
-    /// nil when it is absent or not a directory of this user. `create` makes it when
-    /// absent, and replaces a link or file found under its name.
+    /// nil when it is absent or not a directory of this user, or `shard` is not a
+    /// shard's name (".." from a crafted name must not open the parent). `create`
+    /// makes it when absent, and replaces a link or file found under its name.
     func withShard<T>(_ shard: Substring, create: Bool = false, _ body: (Int32) -> T) -> T? {
+        guard shard.utf8.count == 2, shard.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+        else { return nil }
         let name = String(shard)
         var shardFD = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if shardFD < 0 && create {

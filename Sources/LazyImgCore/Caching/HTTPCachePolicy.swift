@@ -20,10 +20,13 @@ extension HTTPCacheMetadata {
     }
 
     /// Whether the stored body may be used at `now` without asking the server.
+    /// `storedAt` may come from a file anyone could have written: any value is
+    /// answered, none traps.
     public func isFresh(now: Int64) -> Bool {
         if noCache { return false }
         guard let maxAgeSeconds else { return true }
-        return now >= storedAt && now - storedAt < maxAgeSeconds
+        let (age, overflow) = now.subtractingReportingOverflow(storedAt)
+        return !overflow && age >= 0 && age < maxAgeSeconds
     }
 
     /// After a 304 at `now`: fresh again, with whatever the 304 said replacing what
@@ -61,12 +64,22 @@ extension HTTPCacheMetadata {
             case "no-store": result.noStore = true
             case "no-cache": result.noCache = true
             case "max-age" where directive.count == 2:
-                // A malformed max-age makes the response stale (RFC 9111 §4.2.1).
-                result.maxAge = Int64(directive[1].trimmingCharacters(quotes: true)) ?? 0
+                result.maxAge = deltaSeconds(directive[1].trimmingCharacters(quotes: true))
             default: break
             }
         }
         return result
+    }
+}
+
+extension HTTPCacheMetadata {
+    /// A max-age value: digits only, else 0, for a malformed one makes the response
+    /// stale (RFC 9111 §4.2.1; "-5" too, which would otherwise read back from disk
+    /// as "none"); one too large for 2^31 is 2^31 (§1.2.2).
+    static func deltaSeconds(_ text: String) -> Int64 {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return 0 }
+        return min(Int64(text) ?? Int64.max, 1 << 31)
     }
 }
 
