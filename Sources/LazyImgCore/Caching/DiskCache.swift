@@ -31,6 +31,8 @@ import Glibc
 ///   entry or the one it replaced; anything torn all the same is deleted on read.
 /// - Nothing read from the directory traps: entries, journal records and file
 ///   sizes and times are checked, and the totals made of them saturate.
+/// - A directory of an older format is emptied when first opened (its journal says
+///   so); an older entry that appears later reads as damaged.
 ///
 /// Blocking: every method does file I/O except `statistics`; call them off the
 /// host's thread.
@@ -38,21 +40,27 @@ public final class DiskCache: Sendable {
     public struct Key: Hashable, Sendable {
         /// What `remove(group:)` removes together: the URL, as its bytes.
         public var group: [UInt8]
+        /// Whose copy it is: the digest of the credentials of the request that
+        /// fetched it (`DataRequest.credentialScope`); empty for a request that sent
+        /// none. Entries of other credentials are other entries.
+        public var credentials: [UInt8]
         /// Which of the group's blobs: "" for the original bytes.
         public var variant: String
 
-        public init(group: some Sequence<UInt8>, variant: String = "") {
+        public init(group: some Sequence<UInt8>, credentials: [UInt8] = [], variant: String = "") {
             self.group = Array(group)
+            self.credentials = credentials
             self.variant = variant
         }
 
-        public init(group: String, variant: String = "") {
-            self.init(group: group.utf8, variant: variant)
+        public init(group: String, credentials: [UInt8] = [], variant: String = "") {
+            self.init(group: group.utf8, credentials: credentials, variant: variant)
         }
 
-        /// The entries of one URL: its bytes exactly, as cache keys compare them.
-        public init(url: ImageURL, variant: String = "") {
-            self.init(group: url.bytes, variant: variant)
+        /// The entries of one URL fetched with `request`'s credentials: the URL's
+        /// bytes exactly, as cache keys compare them.
+        public init(request: DataRequest, variant: String = "") {
+            self.init(group: request.url.bytes, credentials: request.credentialScope, variant: variant)
         }
     }
 
@@ -127,7 +135,10 @@ public final class DiskCache: Sendable {
         self.lockFD = lockFD
         self.journal = DiskCacheJournal(fd: journalFD)
         self.state = Locked(State(space: DiskCacheSpace(directory: files, limit: limit)))
-        withFileLock { _ = journal.generation() }
+        withFileLock {
+            if journal.header() == .olderFormat { _removeEveryFile() }
+            _ = journal.generation()
+        }
     }
 
     deinit {
@@ -487,8 +498,10 @@ public final class DiskCache: Sendable {
 
     static let shards: [String] = (0..<256).map { hex([UInt8($0)]) }
 
+    /// The group's digest, then one of the credentials and variant together: a URL's
+    /// entries of every credential share the prefix `remove(group:)` looks for.
     static func fileName(_ key: Key) -> String {
-        hex(SHA256.digest(key.group).prefix(16)) + "-" + hex(SHA256.digest(key.variant.utf8).prefix(8))
+        hex(SHA256.digest(key.group).prefix(16)) + "-" + hex(SHA256.digest(variantBytes(key)).prefix(8))
     }
 
     /// Whether `name` is one `fileName` makes: 32 hex digits, "-", 16 hex digits.
@@ -502,11 +515,16 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// The full key as stored in the entry: the group's length, the group, the variant.
+    /// The full key as stored in the entry: the group's length, the group, then the
+    /// credentials' length, the credentials and the variant.
     static func keyBytes(_ key: Key) -> [UInt8] {
         let group = key.group
         let length = UInt32(clamping: group.count)
-        return (0..<4).map { UInt8(truncatingIfNeeded: length >> UInt32(8 * $0)) } + group + Array(key.variant.utf8)
+        return (0..<4).map { UInt8(truncatingIfNeeded: length >> UInt32(8 * $0)) } + group + variantBytes(key)
+    }
+
+    private static func variantBytes(_ key: Key) -> [UInt8] {
+        [UInt8(clamping: key.credentials.count)] + key.credentials.prefix(255) + Array(key.variant.utf8)
     }
 
     private static func hex(_ bytes: some Collection<UInt8>) -> String {

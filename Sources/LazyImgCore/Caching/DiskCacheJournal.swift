@@ -4,10 +4,10 @@ import Glibc
 /// they added and removed, and the room their writes in progress hold, so each keeps
 /// an exact total without rescanning.
 ///
-/// Only read and written with the directory's file lock held. A header (magic and a
-/// generation) is followed by fixed 64-byte records:
+/// Only read and written with the directory's file lock held. A header (magic, the
+/// directory's format, a generation) is followed by fixed 64-byte records:
 ///
-///     header  0 "LZDJ"  8 generation (u64)
+///     header  0 "LZDJ"  4 format (u16, `DiskCacheEntry.version`)  8 generation (u64)
 ///     record  0 operation (u8)  1 name length (u8)  4 size (u64)  12 name
 ///
 /// Every byte may have been written by another process, or by anything else that
@@ -45,22 +45,39 @@ struct DiskCacheJournal {
     static let maxRecordSize = 1 << 40
     private static let magic: [UInt8] = Array("LZDJ".utf8)
 
+    enum Header: Equatable {
+        case current(generation: UInt64)
+        /// Written by a library whose entries are of an older format.
+        case olderFormat
+        /// Empty, or not a journal.
+        case none
+    }
+
     let fd: Int32
 
-    /// The generation in the header; writes a fresh header when there is none.
-    func generation() -> UInt64 {
+    func header() -> Header {
         var header = [UInt8](repeating: 0, count: Self.headerSize)
         let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, Self.headerSize, 0) }
-        guard n == Self.headerSize, Array(header[0..<4]) == Self.magic else {
+        guard n == Self.headerSize, Array(header[0..<4]) == Self.magic else { return .none }
+        guard UInt16(header[4]) | UInt16(header[5]) << 8 == DiskCacheEntry.version else { return .olderFormat }
+        return .current(generation: (0..<8).reduce(UInt64(0)) { $0 | UInt64(header[8 + $1]) << UInt64(8 * $1) })
+    }
+
+    /// The generation in the header; writes a fresh header when there is none of
+    /// this format.
+    func generation() -> UInt64 {
+        guard case .current(let generation) = header() else {
             reset(generation: 1)
             return 1
         }
-        return (0..<8).reduce(UInt64(0)) { $0 | UInt64(header[8 + $1]) << UInt64(8 * $1) }
+        return generation
     }
 
     /// Empties the log under a new generation.
     func reset(generation: UInt64) {
         var header = Self.magic + [UInt8](repeating: 0, count: Self.headerSize - 4)
+        header[4] = UInt8(truncatingIfNeeded: DiskCacheEntry.version)
+        header[5] = UInt8(truncatingIfNeeded: DiskCacheEntry.version >> 8)
         for i in 0..<8 { header[8 + i] = UInt8(truncatingIfNeeded: generation >> UInt64(8 * i)) }
         _ = ftruncate(fd, 0)
         _ = DiskCacheFiles.writeAll(fd, header)
