@@ -152,6 +152,54 @@ extension DiskCacheTests {
         XCTAssertEqual(try runReader(), 10, "132 or 133: the reader trapped")
     }
 
+    /// The fuzz step's seeds (scripts/fuzz.sh): this cache's real entry files and
+    /// journals, written to build/fuzz-seeds/ (make xctest runs before make fuzz).
+    func testTheCachesRealFilesSeedTheFuzzer() throws {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        let build = (parts + ["build"]).joined(separator: "/")
+        let seeds = build + "/fuzz-seeds"
+        for folder in [build, seeds, seeds + "/disk-entry", seeds + "/disk-journal"] { mkdir(folder, 0o755) }
+        func save(_ bytes: [UInt8], _ name: String) {
+            let fd = Glibc.open(seeds + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            XCTAssertTrue(DiskCacheFiles.writeAll(fd, bytes))
+            close(fd)
+        }
+        func journal() throws -> [UInt8] {
+            let fd = Glibc.open(directory.path + "/journal", O_RDONLY)
+            defer { close(fd) }
+            return try XCTUnwrap(DiskCacheFiles.readAll(fd, maxBytes: 1 << 20)).bytes
+        }
+
+        let cache = try DiskCache(directory: directory.path, limit: 1 << 20)
+        let other = try DiskCache(directory: directory.path, limit: 1 << 20)
+        let thumbnail = try XCTUnwrap(DecodedImage(width: 3, height: 2, sourceWidth: 30, sourceHeight: 20, format: .rgba8))
+        let stores: [(DiskCache.Key, [UInt8], HTTPCacheMetadata)] = [
+            (DiskCache.Key(group: "http://x.test/a.jpg"), diskCacheTestBody(3), HTTPCacheMetadata()),
+            (DiskCache.Key(group: "http://x.test/b.jpg", credentials: [UInt8](repeating: 7, count: 32)), [1, 2, 3],
+             HTTPCacheMetadata(etag: "\"v1\"", lastModified: "Mon, 30 Nov 2026 08:00:00 GMT", maxAgeSeconds: 600,
+                               storedAt: 1_800_000_000, selectingHeaders: "user-agent: lazyimg\n")),
+            (DiskCache.Key(group: "http://x.test/a.jpg", variant: "thumb/64x64/inside/rgba"),
+             DiskCacheThumbnail.encode(thumbnail), HTTPCacheMetadata(noCache: true)),
+        ]
+        for (i, (key, body, metadata)) in stores.enumerated() {
+            XCTAssertTrue((i % 2 == 0 ? cache : other).store(key, body: body, metadata: metadata))
+            let name = DiskCache.fileName(key)
+            let fd = Glibc.open("\(directory.path)/\(name.prefix(2))/\(name)", O_RDONLY)
+            let file = try XCTUnwrap(DiskCacheFiles.readAll(fd, maxBytes: 1 << 20)).bytes
+            close(fd)
+            XCTAssertNotNil(DiskCacheEntry(decoding: file), "a real entry")
+            save(file, "disk-entry/entry-\(i)")
+        }
+        cache.remove(group: Array("http://x.test/b.jpg".utf8))
+        other.loadIndex()
+        // The journal target's first byte: even = records to append, odd = a whole file.
+        let log = try journal()
+        XCTAssertGreaterThan(log.count, DiskCacheJournal.headerSize)
+        save([0] + log.dropFirst(DiskCacheJournal.headerSize), "disk-journal/records")
+        save([1] + log, "disk-journal/whole")
+    }
+
     func testANegativeMaxAgeIsStaleAlsoWhenReadBackFromDisk() throws {
         let cache = try DiskCache(directory: directory.path, limit: 1 << 20)
         for (i, value) in ["-5", "1e3", "99999999999999999999999"].enumerated() {

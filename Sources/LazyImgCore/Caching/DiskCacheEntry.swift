@@ -74,6 +74,12 @@ struct DiskCacheEntry {
         file += lastModified
         file += selecting
         file += body
+        return withChecksum(file)
+    }
+
+    /// `file` (at least a header long) with its checksum field filled in.
+    static func withChecksum(_ file: [UInt8]) -> [UInt8] {
+        var file = file
         let crc = checksum(file)
         for i in 0..<4 { file[44 + i] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * i)) }
         return file
