@@ -333,6 +333,37 @@ final class DiskCacheEndToEndTests: XCTestCase {
         host.dispatch(until: 2)
     }
 
+    /// A disk that fills up: a 2 MiB tmpfs under a cache whose limit is far larger.
+    func testOnAFullDiskEveryImageIsDeliveredAndTheFailedWritesCounted() throws {
+        let mountPoint = directory.path + "/cache"
+        XCTAssertEqual(mkdir(mountPoint, 0o700), 0)
+        guard mount("tmpfs", mountPoint, "tmpfs", 0, "size=2m,mode=0700") == 0 else {
+            throw XCTSkip("mounting a tmpfs needs CAP_SYS_ADMIN (errno \(errno))")
+        }
+        defer { umount2(mountPoint, Int32(MNT_DETACH)) }
+        let bodies = (0..<16).map { (i: Int) -> [UInt8] in
+            let first: [UInt8] = [UInt8(i * 13), 0, 0, 255]
+            let second: [UInt8] = [255, 255, UInt8(i * 7), 255]
+            return makeJPEG(width: 480, height: 360, quality: 95,
+                            pattern: .checkerboard(cell: 1 + i % 3, first: first, second: second))
+        }
+        XCTAssertGreaterThan(bodies.reduce(0) { $0 + $1.count }, 3 << 20, "more than the disk holds")
+        let urls = bodies.enumerated().map { i, body in
+            server.serve("/big\(i).jpg", body: body)
+            return server.url("/big\(i).jpg")
+        }
+        let host = try makeHost { $0.disk_cache_bytes = 64 << 20 }
+        let pixels = loadAll(host, urls)
+        XCTAssertEqual(host.events.map(\.type), Array(repeating: LAZYIMG_EVENT_IMAGE, count: urls.count), "every image")
+        XCTAssertTrue(pixels.allSatisfy { !$0.isEmpty })
+        XCTAssertEqual(host.destroy(), LAZYIMG_OK, "waits for the disk writes")
+        let again = try makeHost { $0.disk_cache_bytes = 64 << 20 }
+        XCTAssertEqual(loadAll(again, urls), pixels, "what is on disk is intact, the rest downloaded again")
+        XCTAssertGreaterThan(again.stats().disk_write_errors, 0, "writes that found the disk full are counted")
+        XCTAssertTrue(again.events.contains { $0.source == LAZYIMG_SOURCE_DISK }, "some entries fitted")
+        XCTAssertEqual(again.events.map(\.type), Array(repeating: LAZYIMG_EVENT_IMAGE, count: urls.count))
+    }
+
     func testAnUnusableDirectoryIsAnErrorFromCreate() throws {
         let file = try TemporaryFile(bytes: [1])
         defer { file.remove() }
