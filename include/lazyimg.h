@@ -363,9 +363,22 @@ typedef struct lazyimg_config {
     const char *disk_cache_dir;    /* copied; NULL (default) = no disk cache. A
                                       directory for the original files and the
                                       thumbnails of each box used, kept across runs
-                                      and shareable by processes; created when
-                                      missing. lazyimg_loader_create fails with IO
-                                      when it cannot be created, written or locked */
+                                      and shareable by processes; created (0700)
+                                      when missing. lazyimg_loader_create fails with
+                                      IO when it cannot be created, written or
+                                      locked, and (since 0.4.0) when it is not
+                                      owned by the effective user, or its last
+                                      component is a symbolic link another user
+                                      owns. Keep it writable by that user alone.
+                                      Since 0.4.0: files in it are opened without
+                                      following links and used only when they are
+                                      regular files of that user; anything else
+                                      under a cache file's name (a link, FIFO,
+                                      hard link, another user's file) is removed
+                                      or replaced, never read or written through.
+                                      A directory of 0.3 is emptied when 0.4 first
+                                      opens it; do not share one directory between
+                                      0.3 and 0.4 processes */
     uint64_t disk_cache_bytes;     /* the disk cache's limit on the directory's
                                       allocated size as `du -sk` counts it:
                                       entries rounded up to whole blocks, the
@@ -768,7 +781,18 @@ void lazyimg_trim_memory(lazyimg_loader *loader, int level);
  * seconds, then revalidated with If-None-Match / If-Modified-Since (a 304
  * refreshes it without a download); no-cache is revalidated on every use;
  * no-store is never written; a response with neither max-age nor no-cache
- * stays fresh until evicted or removed. */
+ * stays fresh until evicted or removed.
+ *
+ * Since 0.4.0, credentials: an entry is filed under its URL and the loader's
+ * http_headers with the origins they may go to (http_headers_origins), so a
+ * response fetched with some headers (Authorization, Cookie, any other) is
+ * never served to a loader or process with other headers or none; headers
+ * that go to no origin (an empty http_headers_origins) count as none. The
+ * directory is its user's private cache: Cache-Control: private responses
+ * are kept, for the same credentials only. Vary: the entry keeps the
+ * request's values of the fields it names (custom headers, User-Agent), and a
+ * request with other values downloads again, replacing it (one copy per URL
+ * and credentials); Vary: * is never written. */
 
 /* Removes every entry of the loader's disk cache (other loaders and processes
  * sharing the directory see it empty too), and the responses its session keeps
@@ -789,11 +813,13 @@ lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char 
 /* A session is what loaders in one process share: one libcurl network thread
  * and its connections (max_concurrent_downloads for all of them together), one
  * table of downloads so that a URL is downloaded once however many loaders
- * want it (each decodes it into its own box; a loader that asks for it up to 5
- * seconds after its download ended gets that response too, if the disk cache
- * could keep and serve it: 2xx, not no-store, fresh; the newest 4 MiB of such
- * responses are kept), one disk cache, and one memory
- * budget for the decoded images all of them keep (memory_cache_bytes for all
+ * want it with the same request (the same http_headers, origins, user agent
+ * and limits: a loader with other credentials never joins another's download
+ * nor gets its response; each decodes it into its own box; a loader that asks
+ * for it up to 5 seconds after its download ended gets that response too, if
+ * the disk cache could keep and serve it: 2xx, not no-store, not Vary: *,
+ * fresh; the newest 4 MiB of such responses are kept), one disk cache, and one
+ * memory budget for the decoded images all of them keep (memory_cache_bytes for all
  * of them together). Pass it in lazyimg_config.session. A loader made without
  * one has its own, as before. file:// URLs (allow_file_urls) are read by each
  * loader itself. Each loader keeps its own memory cache, within

@@ -6,8 +6,11 @@ import LazyImgCore
 /// A decoder target hands the bytes straight to that format's decoder; `response`
 /// sends them through a loader as a downloaded HTTP body, in both output modes, so
 /// sniffing, failure messages, encoded output and delivery are covered too.
+/// `disk-entry` and `disk-journal` hand them to the disk cache as an entry file and
+/// as the journal other processes write (`DiskCacheHarness`).
 enum FuzzTarget: String, CaseIterable {
     case jpeg, png, webp, gif, response
+    case diskEntry = "disk-entry", diskJournal = "disk-journal"
 
     /// Small limits keep each run fast and inside libFuzzer's memory limit; the
     /// decoders' size checks are part of what is fuzzed.
@@ -31,6 +34,8 @@ enum FuzzTarget: String, CaseIterable {
         case .response:
             ResponseHarness.pixels.deliver(bytes)
             ResponseHarness.encoded.deliver(bytes)
+        case .diskEntry: DiskCacheHarness.entry(bytes)
+        case .diskJournal: DiskCacheHarness.journal(bytes)
         }
     }
 

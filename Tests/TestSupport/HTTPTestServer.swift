@@ -45,6 +45,9 @@ public final class HTTPTestServer: @unchecked Sendable {
         var stallAfter: Int? = nil
         /// When set, a request whose If-None-Match names it gets 304 and no body.
         var etag: String? = nil
+        /// When set, the body depends on this request header's value; a value not
+        /// listed (or none) gets 403.
+        var bodiesByHeader: (name: String, bodies: [String: [UInt8]])? = nil
     }
 
     public let port: Int
@@ -125,6 +128,15 @@ public final class HTTPTestServer: @unchecked Sendable {
     public func serveGated(_ path: String, body: [UInt8], status: Int = 200) {
         addRoute(path, Route(status: status, headers: ["Content-Type: application/octet-stream"],
                              body: body, framing: .contentLength, hold: .gate))
+    }
+
+    /// Answers each value of the request header `name` with its own body (a server
+    /// that answers per token), and any other value, or none, with 403. `gated`: held
+    /// as `serveGated` holds.
+    public func serveByHeader(_ path: String, _ name: String, bodies: [String: [UInt8]], headers: [String] = [],
+                              gated: Bool = false) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"] + headers, body: [],
+                             framing: .contentLength, hold: gated ? .gate : .none, bodiesByHeader: (name, bodies)))
     }
 
     /// Announces `body.count` bytes, sends the first `sentBytes`, then closes.
@@ -329,6 +341,14 @@ public final class HTTPTestServer: @unchecked Sendable {
             guard hold(connection, path: request.path, milliseconds: milliseconds) else { return false }
         }
 
+        if let (name, bodies) = route.bodiesByHeader {
+            if let body = request.header(name).flatMap({ bodies[$0] }) {
+                route.body = body
+            } else {
+                route.status = 403
+                route.body = Array("forbidden\n".utf8)
+            }
+        }
         if let etag = route.etag, request.header("If-None-Match") == etag {
             route.status = 304
             route.body = []

@@ -181,7 +181,8 @@ final class CurlTransfer {
         return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes + bytesReceived,
                             retryAfterMilliseconds: retryAfterMilliseconds,
                             cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
-                                                           cacheControl: header("Cache-Control")))
+                                                           cacheControl: listHeader("Cache-Control"),
+                                                           vary: listHeader("Vary")))
     }
 
     /// A header of the last response (after redirects), as libcurl kept it.
@@ -190,5 +191,21 @@ final class CurlTransfer {
         guard curl_easy_header(easy, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
               let value = found?.pointee.value else { return nil }
         return String(cString: value)
+    }
+
+    /// A list-valued header of the last response, every line of it joined as one
+    /// (RFC 9110 §5.3): a second `Vary` or `Cache-Control` line counts too.
+    private func listHeader(_ name: String) -> String? {
+        var found: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(easy, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK, let first = found?.pointee
+        else { return nil }
+        var values: [String] = []
+        for index in 0..<first.amount {
+            if curl_easy_header(easy, name, index, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
+               let value = found?.pointee.value {
+                values.append(String(cString: value))
+            }
+        }
+        return values.joined(separator: ", ")
     }
 }

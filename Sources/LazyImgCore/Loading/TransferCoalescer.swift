@@ -1,6 +1,7 @@
 /// One table of downloads for every loader of a session: requests for the same URL
 /// (with the same headers and limits) share one transfer, whatever box each loader
-/// decodes it into.
+/// decodes it into. The headers are the whole `RequestKey`'s, so loaders with other
+/// credentials (or none) never join each other's download nor reuse its response.
 ///
 /// A request that comes just after its transfer ended gets that response too
 /// (`startOrReuse`): a loader that asks between another loader's download and that
@@ -186,7 +187,8 @@ public final class TransferCoalescer: Sendable {
     }
 
     /// The body's size if the response may answer a later request: what the disk
-    /// cache would keep and serve without asking (RFC 9111: 2xx, not no-store, fresh).
+    /// cache would keep and serve without asking (RFC 9111: 2xx, not no-store, not
+    /// `Vary: *`, fresh).
     private static func reusableBytes(_ response: DataResponse) -> Int? {
         let now = HTTPCacheMetadata.now
         guard case .success(let body) = response.result, (200..<300).contains(response.httpStatus),
