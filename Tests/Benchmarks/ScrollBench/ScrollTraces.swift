@@ -7,8 +7,10 @@ public enum ScrollTraces {
 
     public static let names = ["read-fling-read", "fling-reverse", "slow-drag", "jump-end", "long-session"]
 
+    /// A fixed trace by name, or a generated session by "family:seed".
     public static func named(_ name: String) -> ScrollTrace? {
-        switch name {
+        if let session = FlingSessions.parse(name) { return FlingSessions.trace(session.family, seed: session.seed) }
+        return switch name {
         case "read-fling-read": readFlingRead()
         case "fling-reverse": flingReverse()
         case "slow-drag": slowDrag()

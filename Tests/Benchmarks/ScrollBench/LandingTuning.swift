@@ -1,0 +1,72 @@
+import LazyImgCore
+
+/// Fits `LandingEstimate.Constants` by grid search on the landing simulation, and
+/// reports leave-one-family-out: for each family, the constants fitted on the other
+/// families' tuning seeds, judged on its report seeds, which no fit ever used.
+public enum LandingTuning {
+    /// The seeds the fits use; `FlingSessions.reportSeeds` are never tuned on.
+    public static let tuningSeeds: [UInt64] = [1, 2, 3]
+    /// The family left out of the fit that set `LandingEstimate.Constants.tuned`:
+    /// bench-scroll reports it as held out.
+    public static let heldOut = ToolkitFamily.flutter
+
+    static let grid: [LandingEstimate.Constants] = {
+        var all: [LandingEstimate.Constants] = []
+        for visibility in [0.2, 0.3, 0.4, 0.5] {
+            for budget in [0.1, 0.25, 0.5, 1.0] {
+                for spread in [0.25, 0.4, 0.6] {
+                    for due in [0.2, 0.4, 0.6] {
+                        all.append(.init(visibility: visibility, wasteBudget: budget, priorSpread: spread, dueQuantile: due))
+                    }
+                }
+            }
+        }
+        return all
+    }()
+
+    /// What a fit minimises over a set of traces: time to visible as a fraction of
+    /// LazyTable's, plus twice the waste; a trace counts once whatever its length.
+    static func loss(_ results: [LandingSimulation.Result]) -> Double {
+        let lazyTable = LandingSimulation.Result.lazyTableMilliseconds
+        return results.reduce(0) { sum, r in
+            let ttv = r.timeToVisible.isEmpty ? 0 : r.timeToVisible.reduce(0, +) / Double(r.timeToVisible.count)
+            return sum + ttv / lazyTable + 2 * r.wasteFraction
+        } / Double(max(1, results.count))
+    }
+
+    static func traces(_ families: [ToolkitFamily], seeds: [UInt64]) -> [ScrollTrace] {
+        families.flatMap { family in seeds.map { FlingSessions.trace(family, seed: $0) } }
+    }
+
+    /// The grid's best constants on `families`' tuning seeds.
+    public static func fit(_ families: [ToolkitFamily]) -> LandingEstimate.Constants {
+        let training = traces(families, seeds: tuningSeeds)
+        var best = grid[0], bestLoss = Double.infinity
+        for constants in grid {
+            let loss = loss(training.map { LandingSimulation.run($0, constants: constants) })
+            if loss < bestLoss { (best, bestLoss) = (constants, loss) }
+        }
+        return best
+    }
+
+    public struct HeldOutRow: Sendable {
+        public let family: ToolkitFamily
+        public let constants: LandingEstimate.Constants
+        public let result: LandingSimulation.Result
+        /// The same family with the shipped constants.
+        public let shipped: LandingSimulation.Result
+    }
+
+    /// Leave-one-family-out over `families` (each fit uses the others among them).
+    public static func leaveOneOut(_ families: [ToolkitFamily]) -> [HeldOutRow] {
+        families.map { family in
+            let constants = fit(families.filter { $0 != family })
+            var result = LandingSimulation.Result(), shipped = LandingSimulation.Result()
+            for trace in traces([family], seeds: FlingSessions.reportSeeds) {
+                result.merge(LandingSimulation.run(trace, constants: constants))
+                shipped.merge(LandingSimulation.run(trace, constants: .tuned))
+            }
+            return HeldOutRow(family: family, constants: constants, result: result, shipped: shipped)
+        }
+    }
+}
