@@ -13,8 +13,8 @@ import Glibc
 /// unsure one widens only as far as the budget allows.
 ///
 /// A fling that ends by itself (IDLE, not a touch) teaches its stop speed and, for
-/// each curve family, how far off the family's predictions were over its last
-/// second (a bias and a spread). Learned values are shrunk toward the prior as if
+/// each curve family, how far off the family's predictions of the distance and
+/// the time left were over its last second (biases and a spread). Learned values are shrunk toward the prior as if
 /// the prior were one more fling, so one fling never decides alone; the first
 /// fling of a session has only the prior: several stop speeds and wide spreads.
 public struct LandingEstimate: Sendable {
@@ -41,7 +41,7 @@ public struct LandingEstimate: Sendable {
 
         /// Fitted by `lazyimg-bench-scroll --tune` with one family held out (see
         /// docs/pending/landing-estimate.md).
-        public static let tuned = Constants(visibility: 0.35, wasteBudget: 0.25, priorSpread: 0.35, dueQuantile: 0.3)
+        public static let tuned = Constants(visibility: 0.2, wasteBudget: 0.25, priorSpread: 0.4, dueQuantile: 0.4)
     }
 
     /// Where a fling will rest, in rows of the list.
@@ -86,8 +86,10 @@ public struct LandingEstimate: Sendable {
     }
 
     private struct Calibration {
-        /// Per fling, the median log of actual over predicted distance left.
+        /// Per fling, the median log of actual over predicted distance left...
         var errors: [Double] = []
+        /// ...and of actual over predicted seconds to the stop.
+        var timeErrors: [Double] = []
     }
 
     public let constants: Constants
@@ -102,12 +104,15 @@ public struct LandingEstimate: Sendable {
     private var shapes = [ShapeFit](repeating: ShapeFit(), count: DecayCurve.exponents.count)
     /// Each family's curve through the window of the latest sample.
     private var fitted = [DecayCurve?](repeating: nil, count: DecayCurve.exponents.count)
-    /// Each family's bias and spread, from `calibrations`.
-    private var calibrated: [(bias: Double, spread: Double)]
+    /// Each family's biases (distance, time) and spread, from `calibrations`.
+    private var calibrated: [(bias: Double, spread: Double, timeBias: Double)]
     /// The rows this fling's landing has asked for so far: kept while the list has
     /// not passed them (near side) or while still fairly likely (far side), so a
     /// zone that wavers by a row does not cancel and restart its edges.
     private var held: Range<Int>?
+    /// This fling's last landing: kept while the rows grow too unsure to ask for
+    /// (a curve family falling out of favour), rather than withdrawn.
+    private var last: Landing?
 
     /// The curves are fitted to this many of the last samples: a quarter second at
     /// 60 Hz; older ones describe a speed the list no longer has.
@@ -132,7 +137,7 @@ public struct LandingEstimate: Sendable {
 
     public init(constants: Constants = .tuned) {
         self.constants = constants
-        calibrated = Array(repeating: (0, constants.priorSpread), count: DecayCurve.exponents.count)
+        calibrated = Array(repeating: (0, constants.priorSpread, 0), count: DecayCurve.exponents.count)
         samples.reserveCapacity(Self.memory)
     }
 
@@ -173,6 +178,7 @@ public struct LandingEstimate: Sendable {
         fitted = fitted.map { _ in nil }
         shapes = shapes.map { _ in ShapeFit() }
         held = nil
+        last = nil
     }
 
     /// The list came to rest at `seconds`. When the last sample is that recent, the
@@ -182,14 +188,17 @@ public struct LandingEstimate: Sendable {
         guard samples.count >= 4, let last = samples.last, seconds - last.time <= 0.1 else { return }
         Self.remember(last.speed, in: &stopSpeeds)
         for family in DecayCurve.exponents.indices {
-            var errors: [Double] = []
+            var errors: [Double] = [], timeErrors: [Double] = []
             for end in 3..<samples.count where Self.checkpoints.contains(last.time - samples[end].time) {
                 guard let curve = curve(family, endingAt: end) else { continue }
                 let predicted = curve.distance(toSpeed: last.speed)
                 let actual = last.distance - samples[end].distance
                 if predicted > 0.5 && actual > 0.5 { errors.append(log(actual / predicted)) }
+                let seconds = curve.seconds(toSpeed: last.speed)
+                if seconds > 0.02 { timeErrors.append(log((last.time - samples[end].time) / seconds)) }
             }
             if let error = Self.median(errors) { Self.remember(error, in: &calibrations[family].errors) }
+            if let error = Self.median(timeErrors) { Self.remember(error, in: &calibrations[family].timeErrors) }
             calibrated[family] = calibration(family)
         }
     }
@@ -211,21 +220,23 @@ public struct LandingEstimate: Sendable {
         var familyWeights = 0.0
         for family in DecayCurve.exponents.indices {
             guard let curve = fitted[family], shape[family] > 0 else { continue }
-            let (bias, spread) = calibrated[family]
+            let (bias, spread, timeBias) = calibrated[family]
             let weight = shape[family] / (spread * spread)
             familyWeights += weight
             for stop in stops {
                 let distance = curve.distance(toSpeed: stop.speed) * exp(bias)
-                let seconds = curve.seconds(toSpeed: max(stop.speed, slowSpeed))
+                let seconds = curve.seconds(toSpeed: max(stop.speed, slowSpeed)) * exp(timeBias)
                 hypotheses.append((distance, seconds, spread, weight * stop.weight))
             }
         }
         guard familyWeights > 0 else { return nil }
         let total = hypotheses.reduce(0) { $0 + $1.weight }
 
-        // Due once enough of the weight rests (or slows) within the lead.
+        // Due once enough of the weight rests (or slows) within the lead; and due
+        // from then on, as a zone withdrawn and asked again a frame later cancels
+        // and restarts its downloads.
         let due = hypotheses.reduce(0) { $0 + ($1.seconds <= leadSeconds ? $1.weight : 0) }
-        guard due >= constants.dueQuantile * total else { return nil }
+        guard due >= constants.dueQuantile * total || held != nil else { return nil }
 
         // G(d): the probability that the distance left is under d, at d = k + 0.5
         // for k in -screen-1 ... far. Row offset j is visible at rest when the list
@@ -263,7 +274,7 @@ public struct LandingEstimate: Sendable {
         var best = min(far, max(0, Int(middle.rounded()) + screen / 2))
         while best < far && visible(best + 1) > visible(best) { best += 1 }
         while best > 0 && visible(best - 1) > visible(best) { best -= 1 }
-        guard visible(best) >= constants.visibility else { return nil }
+        guard visible(best) >= constants.visibility else { return last }
         var low = best, high = best
         var waste = 1 - visible(best)
         let budget = constants.wasteBudget * Double(screen)
@@ -289,7 +300,8 @@ public struct LandingEstimate: Sendable {
         held = rows
         let rest = forward ? row(restLow)..<row(restHigh).addingClamped(1)
             : row(restHigh)..<row(restLow).addingClamped(1)
-        return Landing(rest: rest, rows: rows)
+        last = Landing(rest: rest, rows: rows)
+        return last
     }
 
     /// How likely each family makes the fling's shape so far, relative to the best:
@@ -327,13 +339,14 @@ public struct LandingEstimate: Sendable {
     /// A family's bias (log of actual over predicted) and spread, its learned
     /// errors shrunk toward no bias and the prior spread as if the prior were one
     /// more fling.
-    private func calibration(_ family: Int) -> (bias: Double, spread: Double) {
-        let errors = calibrations[family].errors
-        guard let median = Self.median(errors) else { return (0, constants.priorSpread) }
+    private func calibration(_ family: Int) -> (bias: Double, spread: Double, timeBias: Double) {
+        let errors = calibrations[family].errors, timeErrors = calibrations[family].timeErrors
+        let timeBias = (Self.median(timeErrors) ?? 0) * Double(timeErrors.count) / Double(timeErrors.count + 1)
+        guard let median = Self.median(errors) else { return (0, constants.priorSpread, timeBias) }
         let n = Double(errors.count)
         let deviation = 1.4826 * (Self.median(errors.map { abs($0 - median) }) ?? 0)
         let variance = (n * deviation * deviation + constants.priorSpread * constants.priorSpread) / (n + 1)
-        return (median * n / (n + 1), max(Self.minimumSpread, variance.squareRoot()))
+        return (median * n / (n + 1), max(Self.minimumSpread, variance.squareRoot()), timeBias)
     }
 
     private static func remember(_ value: Double, in values: inout [Double]) {

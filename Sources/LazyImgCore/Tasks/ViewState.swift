@@ -27,8 +27,12 @@ public struct ViewState: Sendable {
     private var decelerationRemainder: DecelerationFit.Remainder?
     /// Where a fling without a target rests, and what the session's flings taught.
     private var estimate = LandingEstimate()
-    /// Its answer for the samples so far, once due; computed once per sample.
+    /// Its answer for the samples so far, once due.
     private var landing: LandingEstimate.Landing?
+    /// A range moved since the last sample and computed `landing` with it: a host
+    /// reports the state, then the range, so the next sample can wait for the next
+    /// range instead of computing the landing twice a frame (once with a stale top).
+    private var rangeUpdatedLanding = false
     /// The last motion was faster than the slow-scroll speed (a fling, a fast drag, an
     /// animated jump) and no slow drag has followed: nothing is prefetched ahead.
     private var lastMotionWasFast = false
@@ -69,7 +73,10 @@ public struct ViewState: Sendable {
         let moved = visible?.lowerBound != range.lowerBound
         visible = range
         landedUntilNextRange = nil
-        if moved && scroll == .decelerating { updateLanding() }
+        if moved && scroll == .decelerating {
+            updateLanding()
+            rangeUpdatedLanding = true
+        }
     }
 
     /// A non-zero velocity sets the direction (positive = toward higher rows). While
@@ -107,7 +114,8 @@ public struct ViewState: Sendable {
         let stopSpeed = estimate.learnedStopSpeed
         decelerationRemainder = state == .decelerating
             ? deceleration.remainder(stopSpeed: stopSpeed, dueSpeed: max(stopSpeed, slowSpeed)) : nil
-        updateLanding()
+        if state != .decelerating || !rangeUpdatedLanding { updateLanding() }
+        rangeUpdatedLanding = false
     }
 
     /// The estimate's landing for the latest sample and visible range: after each

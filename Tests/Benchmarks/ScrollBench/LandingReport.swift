@@ -14,12 +14,14 @@ public enum LandingReport {
 
     /// Each family's traces of `seeds` with the shipped constants.
     public static func simulationTable(_ families: [ToolkitFamily], seeds: [UInt64], command: String) -> String {
-        var table = TextTable(header: ["family", "TTV p50", "p95", "waste", "requests"])
-        table.add(["", "ms", "ms", "", ""])
+        var table = TextTable(header: ["family", "TTV p50", "p95", "waste", "requests", "per sample p50", "p99"])
+        table.add(["", "ms", "ms", "", "", "us", "us"])
         for family in families {
             var merged = LandingSimulation.Result()
             for seed in seeds { merged.merge(LandingSimulation.run(FlingSessions.trace(family, seed: seed), constants: .tuned)) }
-            table.add([family.rawValue + (family == LandingTuning.heldOut ? " (held out)" : "")] + figures(merged))
+            table.add([family.rawValue + (family == LandingTuning.heldOut ? " (held out)" : "")] + figures(merged)
+                      + [fixed(Double(percentile(merged.sampleNanoseconds, 0.5)) / 1e3, 1),
+                         fixed(Double(percentile(merged.sampleNanoseconds, 0.99)) / 1e3, 1)])
         }
         return "landing simulation (velocity only, downloads of \(fixed(LandingSimulation.Result.lazyTableMilliseconds, 0)) ms"
             + " = LazyTable's TTV), seeds \(seeds.map(String.init).joined(separator: ",")), constants: "

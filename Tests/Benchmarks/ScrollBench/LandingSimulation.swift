@@ -13,17 +13,22 @@ public struct LandingSimulation {
     public static let latencyFrames = 6
     /// The lead and slow-scroll speed lazyimg uses (ViewState's defaults).
     static let leadSeconds = 0.5
+    /// Downloads at once: lazyimg's default max_concurrent_downloads; the rest wait.
+    static let slots = 6
 
     public struct Result: Sendable {
         public var timeToVisible: [Double] = []
         public var requests = 0
         public var wasted = 0
+        /// What each decelerating sample cost the estimate (add and landing), ns.
+        public var sampleNanoseconds: [Int64] = []
         public var wasteFraction: Double { requests > 0 ? Double(wasted) / Double(requests) : 0 }
         /// What LazyTable's time to visible would be: one download after each settle.
         public static let lazyTableMilliseconds = Double(latencyFrames) * 1000 / ScrollTrace.framesPerSecond
 
         mutating func merge(_ other: Result) {
             timeToVisible += other.timeToVisible
+            sampleNanoseconds += other.sampleNanoseconds
             requests += other.requests
             wasted += other.wasted
         }
@@ -40,10 +45,16 @@ public struct LandingSimulation {
         var direction = 1.0
         var result = Result()
         var settledAt: Int?
+        // The frames at which the downloads in flight end.
+        var busy: [Int] = []
         func start(_ row: Int, at frame: Int) {
             guard arrival[row] == nil else { return }
             if debugSimulation { print("  start \(row) at f\(frame)") }
-            arrival[row] = frame + latencyFrames
+            busy.removeAll { $0 <= frame }
+            busy.sort()
+            let begins = busy.count < slots ? frame : busy[busy.count - slots]
+            arrival[row] = begins + latencyFrames
+            busy.append(begins + latencyFrames)
             requested[row] += 1
         }
         for (index, frame) in trace.frames.enumerated() {
@@ -62,24 +73,35 @@ public struct LandingSimulation {
                 if previous == .decelerating { estimate.finish(seconds: seconds) } else { estimate.abandon() }
             case .decelerating:
                 if turned { estimate.abandon() }
+                let before = monotonicNanoseconds()
                 estimate.add(seconds: seconds, speed: abs(frame.velocity))
                 landing = estimate.landing(top: visible.lowerBound, screen: screen, forward: direction > 0,
                                            slowSpeed: slow, leadSeconds: leadSeconds)
+                result.sampleNanoseconds.append(monotonicNanoseconds() - before)
             }
             // The zone in rows, as ViewState maps the offsets.
             var newZone: Range<Int> = 0..<0
-            if let landing { newZone = landing.rows.clamped(to: 0..<trace.rows) }
+            var rest: Range<Int> = 0..<0
+            if let landing {
+                newZone = landing.rows.clamped(to: 0..<trace.rows)
+                rest = landing.rest.clamped(to: 0..<trace.rows)
+            }
             let settled = frame.motion == .idle || abs(frame.velocity) < slow
             // Rows that left the zone and have not arrived are cancelled.
             for row in zone where !newZone.contains(row) && !visible.contains(row) {
-                if let at = arrival[row], at > index { arrival[row] = nil }
+                if let at = arrival[row], at > index {
+                    arrival[row] = nil
+                    if let slot = busy.firstIndex(of: at) { busy.remove(at: slot) }
+                }
             }
             if debugSimulation, newZone != zone || (frame.motion != previous) {
                 print("f\(index) \(frame.motion) v=\(Int(frame.velocity)) top=\(visible.lowerBound) screen=\(screen) zone=\(newZone) learned=\(estimate.flingsLearned) stop=\(Int(estimate.learnedStopSpeed))")
             }
             zone = newZone
-            for row in zone { start(row, at: index) }
+            // Visible rows first when slow, then the resting rows, then the rest of the zone.
             if settled { for row in visible { start(row, at: index) } }
+            for row in rest { start(row, at: index) }
+            for row in zone { start(row, at: index) }
             for row in visible where (arrival[row] ?? .max) <= index { shown[row] = true }
 
             if frame.motion == .idle {

@@ -149,6 +149,7 @@ do {
         merged[key] = runs
         print(note + BenchReport.traceTable(trace, runs, rounds: rounds, command: reproduce(selection)) + "\n")
         if printByMotion { print(BenchReport.motionTable(trace, runs) + "\n") }
+        fflush(nil)  // each table as it comes, also into a file
         for kind in [LoaderKind.lazyimg, .lazyimgWithoutTarget] where printWastedRows {
             guard let run = byKind[kind], !run.wastedRequestLog.isEmpty else { continue }
             print(WastedRequest.lines(run.wastedRequestLog, trace: name, loader: run.loader) + "\n")
