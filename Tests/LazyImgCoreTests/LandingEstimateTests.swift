@@ -113,6 +113,39 @@ final class LandingEstimateTests: XCTestCase {
         XCTAssertLessThanOrEqual(lead, 1.5, "\(physics.name): not while the fling may still be caught", file: file, line: line)
     }
 
+    /// A host whose velocities waver by 3% (smoothed over few touch points): once
+    /// due, the landing stays due to the end of the fling, and rows it asked for
+    /// that the list has yet to pass stay asked for (a zone edge that wavers would
+    /// otherwise cancel and restart their downloads).
+    func testAWaveringEstimateKeepsItsLandingAndTheRowsAhead() {
+        var estimate = LandingEstimate()
+        var clock = 0.0
+        let noisy = Physics(name: "noisy", speed: { v0, t in v0 * exp(-2 * t) }, stopSpeed: 5)
+        for (index, v0) in [300.0, 250, 350].enumerated() {
+            _ = fly(noisy, v0: v0, from: Double(index) * 1_000, clock: &clock, &estimate)
+        }
+        var position = 5_000.0, previous: LandingEstimate.Landing?
+        for frame in 0..<200 {
+            let t = Double(frame) / 60
+            let v = 300 * exp(-2 * t) * (1 + 0.03 * sin(Double(frame) * 2.3))
+            guard v >= 5 else { break }
+            estimate.add(seconds: clock + t, speed: v)
+            position += v / 60
+            let top = Int(position)
+            let landing = estimate.landing(top: top, screen: Self.screen, forward: true, slowSpeed: Double(Self.screen),
+                                           leadSeconds: 0.5)
+            if let previous {
+                let zone = try? XCTUnwrap(landing, "frame \(frame): due once, due to the end")
+                for row in previous.rows where row >= top {
+                    XCTAssertTrue(zone?.rows.contains(row) ?? false || row >= (zone?.rows.upperBound ?? 0),
+                                  "frame \(frame): row \(row) ahead of the list left the zone \(String(describing: zone))")
+                }
+            }
+            if landing != nil { previous = landing }
+        }
+        XCTAssertNotNil(previous, "the landing came due")
+    }
+
     func testUIKitNormalSnappingAtThreeScreensASecond() {
         // Its first fling snaps to rest before a stop that fast is likely enough
         // to start on (starting for it would start every fling's rows a second

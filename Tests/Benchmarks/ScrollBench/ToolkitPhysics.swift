@@ -143,7 +143,7 @@ public struct ToolkitPhysics: Sendable {
     /// slope (d distance / d time, both as fractions). A cubic Bezier in time with
     /// control points 0, 0.175, 0.35, 1 and in distance 0, 0.5, 1, 1 (its
     /// INFLEXION 0.35 and tensions 0.5 and 1), solved for the curve parameter.
-    static func androidSpline(_ u: Double) -> (fraction: Double, slope: Double) {
+    public static func androidSpline(_ u: Double) -> (fraction: Double, slope: Double) {
         func bezier(_ s: Double, _ p1: Double, _ p2: Double) -> Double {
             3 * s * (1 - s) * ((1 - s) * p1 + s * p2) + s * s * s
         }
