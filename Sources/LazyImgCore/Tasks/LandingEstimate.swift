@@ -14,9 +14,10 @@ import Glibc
 ///
 /// A fling that ends by itself (IDLE, not a touch) teaches its stop speed and, for
 /// each curve family, how far off the family's predictions of the distance and
-/// the time left were over its last second (biases and a spread). Learned values are shrunk toward the prior as if
-/// the prior were one more fling, so one fling never decides alone; the first
-/// fling of a session has only the prior: several stop speeds and wide spreads.
+/// the time left were over its last second (biases and a spread). Learned values
+/// are shrunk toward the prior as if the prior were one more fling, so one fling
+/// never decides alone; the first fling of a session has only the prior: several
+/// stop speeds and wide spreads.
 public struct LandingEstimate: Sendable {
     public struct Constants: Sendable, Equatable {
         /// A landing row starts only when its probability of being visible at rest
@@ -61,13 +62,14 @@ public struct LandingEstimate: Sendable {
         let transformed: (Double, Double, Double)
     }
 
-    /// What earlier flings of the session taught about one curve family.
     /// Running sums of a weighted least-squares line of a transformed speed y
     /// against time t (from the fling's first sample), weights 1 / (dy/dv v)^2.
     private struct ShapeFit {
+        var count = 0
         var w = 0.0, t = 0.0, y = 0.0, tt = 0.0, ty = 0.0, yy = 0.0
 
         mutating func add(time: Double, transformed: Double, weight: Double) {
+            count += 1
             w += weight
             t += weight * time
             y += weight * transformed
@@ -85,6 +87,7 @@ public struct LandingEstimate: Sendable {
         }
     }
 
+    /// What earlier flings of the session taught about one curve family.
     private struct Calibration {
         /// Per fling, the median log of actual over predicted distance left...
         var errors: [Double] = []
@@ -102,6 +105,8 @@ public struct LandingEstimate: Sendable {
     /// quarter second cannot tell (an exponential and a line differ there by less
     /// than the jitter of the host's frame times).
     private var shapes = [ShapeFit](repeating: ShapeFit(), count: DecayCurve.exponents.count)
+    /// The time of the fling's first sample, where the shape fits count from.
+    private var flingStart: Double?
     /// Each family's curve through the window of the latest sample.
     private var fitted = [DecayCurve?](repeating: nil, count: DecayCurve.exponents.count)
     /// Each family's biases (distance, time) and spread, from `calibrations`.
@@ -128,6 +133,9 @@ public struct LandingEstimate: Sendable {
     /// weights: gliding to a crawl (Android, Qt, Flutter, GTK), or snapping to
     /// rest at a fraction of a screen a second, or at a few screens a second.
     static let priorStopSpeeds: [(screensPerSecond: Double, weight: Double)] = [(0, 0.5), (0.5, 0.25), (3, 0.25)]
+    /// Rows the search for the likeliest row may walk from where the median
+    /// distance points: the work of one sample stays bounded.
+    static let climb = 64
     /// The smallest spread a calibrated family keeps: the jitter of frame times.
     static let minimumSpread = 0.08
     /// The relative error of a speed sample the shape likelihoods allow at least:
@@ -163,7 +171,8 @@ public struct LandingEstimate: Sendable {
                               transformed: (DecayCurve.transform(speed, exponent: e[0]),
                                             DecayCurve.transform(speed, exponent: e[1]),
                                             DecayCurve.transform(speed, exponent: e[2]))))
-        let t = seconds - (samples.first?.time ?? seconds)
+        if flingStart == nil { flingStart = seconds }
+        let t = seconds - (flingStart ?? seconds)
         for (family, exponent) in e.enumerated() {
             fitted[family] = curve(family, endingAt: samples.count - 1)
             let q = 1 - exponent
@@ -177,6 +186,7 @@ public struct LandingEstimate: Sendable {
         samples.removeAll(keepingCapacity: true)
         fitted = fitted.map { _ in nil }
         shapes = shapes.map { _ in ShapeFit() }
+        flingStart = nil
         held = nil
         last = nil
     }
@@ -241,6 +251,15 @@ public struct LandingEstimate: Sendable {
         // G(d): the probability that the distance left is under d, at d = k + 0.5
         // for k in -screen-1 ... far. Row offset j is visible at rest when the list
         // travels between j - screen - 0.5 and j + 0.5 rows from here.
+        // No row can be likely enough while every hypothesis spreads its distance over
+        // many screens: a log-normal's density peaks at e^(s^2/2) / (m s sqrt(2 pi)),
+        // so a window of screen + 1 rows holds at most that much of it.
+        let bound = hypotheses.reduce(0) { sum, h in
+            let peak = exp(h.spread * h.spread / 2) / (max(h.distance, 0.25) * h.spread * (2 * Double.pi).squareRoot())
+            return sum + h.weight * min(1, Double(screen + 1) * peak)
+        } / total
+        guard bound >= constants.visibility else { return last }
+
         // Computed only where asked (the zone and its edges), as this runs on every
         // sample of a landing.
         let far = min(4_096, Int(hypotheses.reduce(0) { max($0, $1.distance * exp(2.5 * $1.spread)) }.rounded(.up)) + 1)
@@ -272,8 +291,9 @@ public struct LandingEstimate: Sendable {
             middle = h.distance
         }
         var best = min(far, max(0, Int(middle.rounded()) + screen / 2))
-        while best < far && visible(best + 1) > visible(best) { best += 1 }
-        while best > 0 && visible(best - 1) > visible(best) { best -= 1 }
+        var steps = 0
+        while best < far && steps < Self.climb && visible(best + 1) > visible(best) { (best, steps) = (best + 1, steps + 1) }
+        while best > 0 && steps < Self.climb && visible(best - 1) > visible(best) { (best, steps) = (best - 1, steps + 1) }
         guard visible(best) >= constants.visibility else { return last }
         var low = best, high = best
         var waste = 1 - visible(best)
@@ -310,7 +330,7 @@ public struct LandingEstimate: Sendable {
     private func shapeLikelihoods() -> [Double] {
         let errors = shapes.map(\.squaredError)
         guard let best = errors.compactMap({ $0 }).min() else { return errors.map { _ in 0 } }
-        let n = Double(samples.count)
+        let n = Double(shapes[0].count)
         let noise = max(best / max(1, n - 2), Self.shapeNoise * Self.shapeNoise)
         return errors.map { error in error.map { exp(-($0 - best) / (2 * noise)) } ?? 0 }
     }

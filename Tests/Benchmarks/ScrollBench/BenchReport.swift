@@ -110,6 +110,14 @@ public enum BenchReport {
                 matching)
             waste("velocity only, fast flings: waste < 20%", label, .lazyimgWithoutTarget, below: 0.2, matching)
         }
+        // With the host's target: each family's sessions and each fixed trace that
+        // calls it, then all of them.
+        for f in ToolkitFamily.allCases {
+            waste("with the host's target: waste < 10%", f.rawValue, .lazyimg, below: 0.1) { family($0) == f }
+        }
+        for trace in ScrollTraces.names where find(trace, .lazyimg)?.tally.usedScrollTarget == true {
+            waste("with the host's target: waste < 10%", trace, .lazyimg, below: 0.1) { $0 == trace }
+        }
         waste("with the host's target: waste < 10%", "every trace", .lazyimg, below: 0.1) { !$0.hasPrefix(slowLinkPrefix) }
         for key in runs.keys.sorted() where key.hasPrefix(slowLinkPrefix) {
             let label = "4 MB/s link, " + key.dropFirst(slowLinkPrefix.count)

@@ -12,17 +12,22 @@ public enum LandingReport {
          fixed(r.wasteFraction * 100, 0) + "%", String(r.requests)]
     }
 
-    /// Each family's traces of `seeds` with the shipped constants.
-    public static func simulationTable(_ families: [ToolkitFamily], seeds: [UInt64], command: String) -> String {
+    /// Each family's traces of `seeds`, then each of `traces`, with the shipped
+    /// constants.
+    public static func simulationTable(_ families: [ToolkitFamily], seeds: [UInt64], traces: [ScrollTrace] = [],
+                                       command: String) -> String {
         var table = TextTable(header: ["family", "TTV p50", "p95", "waste", "requests", "per sample p50", "p99"])
         table.add(["", "ms", "ms", "", "", "us", "us"])
+        func add(_ label: String, _ merged: LandingSimulation.Result) {
+            table.add([label] + figures(merged) + [fixed(Double(percentile(merged.sampleNanoseconds, 0.5)) / 1e3, 1),
+                                                   fixed(Double(percentile(merged.sampleNanoseconds, 0.99)) / 1e3, 1)])
+        }
         for family in families {
             var merged = LandingSimulation.Result()
             for seed in seeds { merged.merge(LandingSimulation.run(FlingSessions.trace(family, seed: seed), constants: .tuned)) }
-            table.add([family.rawValue + (family == LandingTuning.heldOut ? " (held out)" : "")] + figures(merged)
-                      + [fixed(Double(percentile(merged.sampleNanoseconds, 0.5)) / 1e3, 1),
-                         fixed(Double(percentile(merged.sampleNanoseconds, 0.99)) / 1e3, 1)])
+            add(family.rawValue + (family == LandingTuning.heldOut ? " (held out)" : ""), merged)
         }
+        for trace in traces { add(trace.name, LandingSimulation.run(trace, constants: .tuned)) }
         return "landing simulation (velocity only, downloads of \(fixed(LandingSimulation.Result.lazyTableMilliseconds, 0)) ms"
             + " = LazyTable's TTV), seeds \(seeds.map(String.init).joined(separator: ",")), constants: "
             + describe(.tuned) + "\n    reproduce: \(command)\n" + table.render()

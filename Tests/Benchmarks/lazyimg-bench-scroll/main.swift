@@ -105,9 +105,12 @@ for name in mainNames + slowNames where ScrollTraces.named(name) == nil { fail("
 }
 
 if simulateOnly {
-    let simulated = families.compactMap { $0 }
-    print(LandingReport.simulationTable(simulated.isEmpty ? ToolkitFamily.allCases : simulated, seeds: seeds,
-                                        command: reproduce("--simulate --families \(simulated.map(\.rawValue).joined(separator: ",")) --seeds \(seeds.map(String.init).joined(separator: ","))")))
+    let simulated = chosen ? families.compactMap { $0 } : ToolkitFamily.allCases
+    let traces = (traceNames ?? []).compactMap { ScrollTraces.named($0) }
+    var selection = "--simulate --families " + (simulated.isEmpty ? "none" : simulated.map(\.rawValue).joined(separator: ","))
+    selection += " --seeds " + seeds.map(String.init).joined(separator: ",")
+    if let traceNames { selection += " --traces " + traceNames.joined(separator: ",") }
+    print(LandingReport.simulationTable(simulated, seeds: seeds, traces: traces, command: reproduce(selection)))
     exit(0)
 }
 if tuneOnly {
