@@ -32,17 +32,24 @@ public struct LandingEstimate: Sendable {
         /// The landing is due when this weighted fraction of the hypotheses say the
         /// list rests, or slows below the slow-scroll speed, within the lead time.
         public var dueQuantile: Double
+        /// How many flings the prior stop speeds count as against the learned one
+        /// (0.5: one fling that stopped holds two thirds of the weight, two hold
+        /// four fifths; never all of it).
+        public var priorFlings: Double
 
-        public init(visibility: Double, wasteBudget: Double, priorSpread: Double, dueQuantile: Double) {
+        public init(visibility: Double, wasteBudget: Double, priorSpread: Double, dueQuantile: Double,
+                    priorFlings: Double) {
             self.visibility = visibility
             self.wasteBudget = wasteBudget
             self.priorSpread = priorSpread
             self.dueQuantile = dueQuantile
+            self.priorFlings = priorFlings
         }
 
         /// Fitted by `lazyimg-bench-scroll --tune` with one family held out (see
         /// docs/pending/landing-estimate.md).
-        public static let tuned = Constants(visibility: 0.2, wasteBudget: 0.25, priorSpread: 0.4, dueQuantile: 0.4)
+        public static let tuned = Constants(visibility: 0.4, wasteBudget: 0.25, priorSpread: 0.4, dueQuantile: 0.3,
+                                            priorFlings: 0.5)
     }
 
     /// Where a fling will rest, in rows of the list.
@@ -351,8 +358,9 @@ public struct LandingEstimate: Sendable {
     /// to 1: the learned median as `n` flings against the prior as one.
     private func stopSpeedHypotheses(screen: Int) -> [(speed: Double, weight: Double)] {
         let n = Double(stopSpeeds.count)
-        var result = Self.priorStopSpeeds.map { ($0.screensPerSecond * Double(screen), $0.weight / (n + 1)) }
-        if let learned = Self.median(stopSpeeds) { result.append((learned, n / (n + 1))) }
+        let prior = constants.priorFlings
+        var result = Self.priorStopSpeeds.map { ($0.screensPerSecond * Double(screen), $0.weight * prior / (n + prior)) }
+        if let learned = Self.median(stopSpeeds) { result.append((learned, n / (n + prior))) }
         return result
     }
 

@@ -1,5 +1,6 @@
 /// Sessions of people using a list with one toolkit's physics, generated from a
-/// seed: realistic row heights (40-300 px) on a 600-1,000 px screen, release speeds
+/// seed: realistic row heights (40-300 px, log-uniform: thumbnail lists sit at
+/// the low end) on a 600-1,000 px screen, release speeds
 /// from a few hundred to 10,000 px/s (the very fast family 50-80 screens/s), and
 /// habits: reading pauses, slow drags, flings to rest, catches, reversals, and a
 /// fling right after a fling. The same family and seed make the same trace.
@@ -27,7 +28,7 @@ public enum FlingSessions {
         // The family's index keeps two families of one seed from drawing alike.
         let index = UInt64(ToolkitFamily.allCases.firstIndex(of: family) ?? 0)
         var random = SeededRandom(seed: seed &* 0x1000_0001 &+ index)
-        let rowPixels = random.uniform(40...300)
+        let rowPixels = random.logUniform(40...300)
         let screenPixels = random.uniform(600...1_000)
         let visibleRows = max(1, Int((screenPixels / rowPixels).rounded(.up)))
         let physics = ToolkitPhysics(family: family, rowPixels: rowPixels, screenPixels: screenPixels, random: &random)

@@ -4,7 +4,8 @@ import LazyImgCore
 /// and leave-one-family-out.
 public enum LandingReport {
     public static func describe(_ c: LandingEstimate.Constants) -> String {
-        "visibility \(fixed(c.visibility, 2)), budget \(fixed(c.wasteBudget, 2)), spread \(fixed(c.priorSpread, 2)), due \(fixed(c.dueQuantile, 2))"
+        "visibility \(fixed(c.visibility, 2)), budget \(fixed(c.wasteBudget, 2)), spread \(fixed(c.priorSpread, 2)),"
+            + " due \(fixed(c.dueQuantile, 2)), prior \(fixed(c.priorFlings, 1)) flings"
     }
 
     private static func figures(_ r: LandingSimulation.Result) -> [String] {

@@ -5,7 +5,7 @@ import LazyImgCore
 /// families' tuning seeds, judged on its report seeds, which no fit ever used.
 public enum LandingTuning {
     /// The seeds the fits use; `FlingSessions.reportSeeds` are never tuned on.
-    public static let tuningSeeds: [UInt64] = [1, 2, 3]
+    public static let tuningSeeds: [UInt64] = [1, 2, 3, 4, 5, 6]
     /// The family left out of the fit that set `LandingEstimate.Constants.tuned`:
     /// bench-scroll reports it as held out.
     public static let heldOut = ToolkitFamily.flutter
@@ -14,16 +14,20 @@ public enum LandingTuning {
     /// policy tests require of a first fling with nothing learned (a budget of a
     /// fraction of a screen; a start due once about a third of the weight rests
     /// within the lead, not a second early where a catch wastes it; a prior spread
-    /// narrow enough that a first exponential fling still starts all its resting
-    /// rows: 0.6 would not), so no fit can buy one family's figures with constants
-    /// only it would choose.
+    /// of 0.4: at 0.6 a first exponential fling no longer starts all its resting
+    /// rows, at 0.3 a learned Android fling misses its last row and a first fling
+    /// cancels and restarts a resting row), so no fit can buy one family's figures
+    /// with constants only it would choose.
     static let grid: [LandingEstimate.Constants] = {
         var all: [LandingEstimate.Constants] = []
         for visibility in [0.2, 0.3, 0.4] {
             for budget in [0.25, 0.5, 1.0] {
-                for spread in [0.3, 0.4] {
+                for spread in [0.4] {
                     for due in [0.3, 0.4] {
-                        all.append(.init(visibility: visibility, wasteBudget: budget, priorSpread: spread, dueQuantile: due))
+                        for prior in [0.5, 1.0] {
+                            all.append(.init(visibility: visibility, wasteBudget: budget, priorSpread: spread,
+                                             dueQuantile: due, priorFlings: prior))
+                        }
                     }
                 }
             }
