@@ -58,11 +58,9 @@ public struct ViewState: Sendable {
     /// frames at 60 Hz, a tenth of the lead.
     static let targetSampleSeconds = 0.045
 
-    public init(prefetchRows: Int?, slowRowsPerSecond: Double = 0,
-                landingConstants: LandingEstimate.Constants = .tuned) {
+    public init(prefetchRows: Int?, slowRowsPerSecond: Double = 0) {
         self.prefetchRows = prefetchRows
         self.slowRowsPerSecond = slowRowsPerSecond
-        estimate = LandingEstimate(constants: landingConstants)
     }
 
     /// Records a new visible range; movement sets the direction of travel.
