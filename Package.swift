@@ -58,9 +58,11 @@ let package = Package(
 
         // The scroll benchmark (make bench-scroll): traces, the site server, lazyimg through
         // its C API and the baseline loaders; a library so a test can run a tiny trace.
+        // The LazyTable baseline's per-frame part, in C as an app would write it.
+        .target(name: "CLazyTable", path: "Tests/Benchmarks/CLazyTable"),
         .target(
             name: "ScrollBench",
-            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader"],
+            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader", "CLazyTable"],
             path: "Tests/Benchmarks/ScrollBench"
         ),
         .executableTarget(

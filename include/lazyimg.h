@@ -480,11 +480,19 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     margin, start while it still moves. They are the rows given to
  *     lazyimg_set_scroll_target, or else are estimated while DECELERATING from
  *     the velocities of successive calls (timed by the loader's monotonic
- *     clock; exponential and constant-rate decay are both fitted, and the
- *     speed at which earlier flings stopped is learned). Either way they
- *     start once the list is due to stop or slow down within about half a
- *     second, by that fit (so a fling caught or reversed earlier wastes no
- *     download).
+ *     clock). Since 0.4.0 the estimate carries its uncertainty: exponential,
+ *     constant-rate and in-between decays are fitted side by side and weighed
+ *     by how well each explains the fling so far; the speed at which flings
+ *     stop and how far each fit's predictions were off are learned from
+ *     earlier flings of the loader's life that ended by themselves (IDLE,
+ *     not a touch), never from one alone. Rows start by their probability of
+ *     being visible at rest, as long as the expected waste (one minus that
+ *     probability, summed) stays within a quarter screen, so an unsure
+ *     estimate (the first fling, with nothing learned) starts fewer rows; a
+ *     row keeps its download while the estimate moves by a row or the list
+ *     has yet to pass it. Either way the zone starts once the list is due to
+ *     stop or slow down within about half a second (so a fling caught or
+ *     reversed earlier wastes no download).
  * Starts while moving are paced (a burst of a screen plus
  * max_concurrent_downloads, then two screens a second) so a list shaken back
  * and forth cannot flood the server; the resting rows of a fling, and

@@ -5,11 +5,14 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     case lazyTable = "LazyTable"
     case suspendQueue = "suspend-queue"
     /// lazyimg never told where the list will rest, so it must predict from the
-    /// velocities alone; only when asked for (--loaders).
+    /// velocities alone: what GTK, SDL, Dear ImGui and terminal hosts get.
     case lazyimgWithoutTarget = "lazyimg-no-target"
 
-    /// What a run compares unless told otherwise.
-    public static let standard: [LoaderKind] = [.lazyimg, .eager, .lazyTable, .suspendQueue]
+    /// What a run compares on the fixed traces unless told otherwise.
+    public static let standard: [LoaderKind] = [.lazyimg, .lazyimgWithoutTarget, .eager, .lazyTable, .suspendQueue]
+    /// On the generated sessions and the slow link: both paths and the baseline
+    /// the goals are stated against.
+    public static let sessions: [LoaderKind] = [.lazyimg, .lazyimgWithoutTarget, .lazyTable]
 
     /// The suspend-queue's cap: lazyimg's default max_concurrent_downloads, so the two
     /// differ in policy only.
@@ -21,7 +24,7 @@ public enum LoaderKind: String, CaseIterable, Sendable {
         case .lazyimgWithoutTarget:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false)
         case .eager: try BaselineListLoader(policy: .eager, urls: urls, box: box)
-        case .lazyTable: try BaselineListLoader(policy: .lazyTable, urls: urls, box: box)
+        case .lazyTable: try LazyTableListLoader(urls: urls, box: box)
         case .suspendQueue:
             try BaselineListLoader(policy: .suspendQueue(maxConcurrent: Self.suspendQueueCap), urls: urls, box: box)
         }

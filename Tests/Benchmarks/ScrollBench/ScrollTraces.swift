@@ -5,15 +5,19 @@ public enum ScrollTraces {
     public static let rows = 2_000
     public static let visibleRows = 10
 
-    public static let names = ["read-fling-read", "fling-reverse", "slow-drag", "jump-end", "long-session"]
+    public static let names = ["read-fling-read", "fling-reverse", "slow-drag", "jump-end", "long-session",
+                               "fast-read-fling-read"]
 
+    /// A fixed trace by name, or a generated session by "family:seed".
     public static func named(_ name: String) -> ScrollTrace? {
-        switch name {
+        if let session = FlingSessions.parse(name) { return FlingSessions.trace(session.family, seed: session.seed) }
+        return switch name {
         case "read-fling-read": readFlingRead()
         case "fling-reverse": flingReverse()
         case "slow-drag": slowDrag()
         case "jump-end": jumpToEnd()
         case "long-session": longSession()
+        case "fast-read-fling-read": fastReadFlingRead()
         default: nil
         }
     }
@@ -27,6 +31,20 @@ public enum ScrollTraces {
             b.rest(seconds: 0.8)
         }
         return b.trace(named: "read-fling-read")
+    }
+
+    /// Read a screen, fling on very fast (50-80 screens/s), read the next, five
+    /// times: UIKit's .normal decay snapping to rest at 3 screens/s, so a first
+    /// fling cannot know where it stops.
+    static func fastReadFlingRead() -> ScrollTrace {
+        var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
+        b.physics.minimumSpeed = 3 * Double(visibleRows)
+        b.rest(seconds: 0.8)
+        for screensPerSecond in [60.0, 75, 52, 80, 66] {
+            b.fling(rowsPerSecond: screensPerSecond * Double(visibleRows))
+            b.rest(seconds: 0.8)
+        }
+        return b.trace(named: "fast-read-fling-read")
     }
 
     /// A strong fling caught after a while and flung back a shorter way: the list
