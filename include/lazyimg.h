@@ -112,6 +112,17 @@ const char *lazyimg_strerror(lazyimg_status status);
  * itself may call curl_global_init too (before starting threads if its libcurl
  * is older than 7.84, where that call is not thread-safe).
  *
+ * Host names (Since 0.4.0): the library looks them up itself with getaddrinfo,
+ * on threads of its own, never the network thread, and hands libcurl the
+ * addresses; a name that takes long to resolve delays only its own rows, which
+ * time out at timeout_ms. At most 8 lookups run at once per loader (or per
+ * session); a name that never resolves holds one of them for as long as
+ * getaddrinfo takes, and destroy never waits for it. IP addresses and
+ * localhost need no lookup. Through a proxy (the proxy field, or libcurl's
+ * proxy variables) libcurl looks up the proxy's name itself; a lookup that
+ * hangs there is abandoned at timeout_ms as well, but its threads are not
+ * bounded.
+ *
  * fork: the library installs no fork handlers. In the child of a fork made
  * while a loader exists, call no lazyimg function, on that loader or a new
  * one (its threads do not exist in the child and its locks may be held): exec,
@@ -264,7 +275,9 @@ typedef struct lazyimg_config {
                                       travelled in half a second at
                                       slow_scroll_rows_per_second (half a
                                       screen by default); 0 = none */
-    uint32_t timeout_ms;           /* whole-transfer timeout; default 15000;
+    uint32_t timeout_ms;           /* whole-transfer timeout, name lookup and
+                                      every redirect hop included (Since 0.4.0:
+                                      each hop had its own); default 15000;
                                       0 = default */
     uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
                                       1 GiB (UINT64_MAX included) mean 1 GiB */

@@ -107,6 +107,18 @@ final class CurlDataLoaderTests: XCTestCase {
         XCTAssertEqual(server.hits("/never"), 1)
     }
 
+    func testRedirectHopsShareOneTimeout() throws {
+        // Before: each hop had timeout_ms of its own, so a row could take 6 times it.
+        server.redirect("/slow-redirect", to: "/slow-target", delayMilliseconds: 600)
+        server.serveSlow("/slow-target", body: [1], delayMilliseconds: 600)
+        let clock = MonotonicClock()
+        let start = clock.nowMilliseconds
+        let response = try fetch(server.url("/slow-redirect"), timeoutMilliseconds: 1000)
+        XCTAssertEqual(response.result.failure, .network, "the second hop had 400 ms left, not 1000")
+        XCTAssertEqual(server.hits("/slow-target"), 1)
+        XCTAssertLessThan(clock.nowMilliseconds - start, 1_500)
+    }
+
     func testHonestContentLengthOverLimitIsTooLarge() throws {
         server.serve("/huge", body: randomBytes(100_000))
         let response = try fetch(server.url("/huge"), maxResponseBytes: 10_000)

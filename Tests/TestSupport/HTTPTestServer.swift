@@ -140,9 +140,10 @@ public final class HTTPTestServer: @unchecked Sendable {
                              framing: .contentLength, hold: .none, stallAfter: sentBytes))
     }
 
-    public func redirect(_ path: String, to location: String, status: Int = 302) {
-        addRoute(path, Route(status: status, headers: ["Location: \(location)"], body: [],
-                             framing: .contentLength, hold: .none))
+    /// Answers with a redirect to `location`, after `delayMilliseconds` when given.
+    public func redirect(_ path: String, to location: String, status: Int = 302, delayMilliseconds: Int? = nil) {
+        addRoute(path, Route(status: status, headers: ["Location: \(location)"], body: [], framing: .contentLength,
+                             hold: delayMilliseconds.map { .delay(milliseconds: $0) } ?? .none))
     }
 
     /// Lets held responses on `path` go, now and for later requests.

@@ -17,6 +17,10 @@ public final class CurlDataLoader: DataLoading {
     /// removes them; `cancel` also removes its transfer's at once.
     private let counters: Locked<[TransferID: TransferCounters]>
 
+    /// Host names looked up at once, off the network thread (`HostResolver`): the most
+    /// lookup threads that names which never resolve can hold.
+    public static let maxLookups = 8
+
     /// `maxConcurrentTransfers` caps libcurl's connections in total, `maxHostConnections`
     /// those to any one host (nil = the total). Transfers past a cap wait inside libcurl
     /// for a connection rather than being refused; the caller limits its own
@@ -35,7 +39,8 @@ public final class CurlDataLoader: DataLoading {
 
         let commands = CurlCommandQueue(multi: multi)
         let counters = Locked<[TransferID: TransferCounters]>([:])
-        let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters)
+        let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters,
+                                    maxLookups: Self.maxLookups)
         guard let thread = NativeThread(name: "lazyimg-net", { loop.run() }) else {
             curl_multi_cleanup(multi)
             return nil

@@ -13,10 +13,14 @@ extension CurlTransfer {
         var redirects = 0
         /// Body bytes of earlier hops (redirect pages), for bytes_downloaded.
         var earlierBytes = 0
+        /// When the transfer times out (monotonic milliseconds), nil for never: every
+        /// hop and its name lookup share one `timeoutMilliseconds`.
+        let deadline: Int64?
 
-        init(_ request: DataRequest) {
+        init(_ request: DataRequest, startingAt now: Int64) {
             self.request = request
             firstURL = request.url
+            deadline = request.timeoutMilliseconds > 0 ? now.addingClamped(Int64(request.timeoutMilliseconds)) : nil
         }
     }
 

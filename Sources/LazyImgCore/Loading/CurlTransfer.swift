@@ -13,8 +13,9 @@ final class CurlTransfer {
     /// The CURL*; cleaned up in deinit, after the loop removed it from the multi handle.
     let easy: UnsafeMutableRawPointer
 
-    /// Must outlive the easy handle's use of it, so it is freed in deinit too.
+    /// Must outlive the easy handle's use of them, so they are freed in deinit too.
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var resolveList: UnsafeMutablePointer<curl_slist>?
     /// 0 = no limit.
     private var maxResponseBytes = 0
     private var body: [UInt8] = []
@@ -38,21 +39,27 @@ final class CurlTransfer {
     deinit {
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
+        curl_slist_free_all(resolveList)
     }
 
-    /// Applies the hop's request to the easy handle. Returns the error to report
-    /// instead of starting, or nil when the transfer may be added to the multi handle.
-    func configure() -> LoaderError? {
+    /// Applies the hop's request to the easy handle, with the addresses of its host
+    /// when the network thread looked them up (`resolveEntry`, CURLOPT_RESOLVE's
+    /// form). Returns the error to report instead of starting, or nil when the
+    /// transfer may be added to the multi handle.
+    func configure(resolveEntry: String?, now: Int64) -> LoaderError? {
         let request = hop.request
-        // Never file://: libcurl's file handler blocks on a FIFO or a tty (LocalFileLoader reads files).
-        guard URLCheck.isLoadable(request.url, allowingFiles: false) else { return .badURL }
         // libcurl sends header values as given: a line break would smuggle in a header.
         guard DataRequest.isSingleHeaderLine(request.userAgent), request.headers.allSatisfy(DataRequest.isCustomHeader),
               request.validators.allSatisfy(DataRequest.isSingleHeaderLine) else {
             return .invalidArgument
         }
         maxResponseBytes = max(0, request.maxResponseBytes)
-        let timeout = max(0, request.timeoutMilliseconds)
+        // What is left of the transfer's time after earlier hops and the name lookup.
+        var timeout = 0
+        if let deadline = hop.deadline {
+            guard deadline > now else { return .network }
+            timeout = Int(clamping: deadline - now)
+        }
         // Connecting may take at most 10 s, and never longer than the whole transfer.
         let connectTimeout = timeout == 0 ? 10_000 : min(timeout, 10_000)
 
@@ -64,6 +71,17 @@ final class CurlTransfer {
         check(request.url.withCString { lazyimg_curl_set_string(easy, CURLOPT_URL, $0) })
         // Without it, libcurl's DNS timeouts use SIGALRM, which is not ours to take.
         check(lazyimg_curl_set_long(easy, CURLOPT_NOSIGNAL, 1))
+        if let resolveEntry {
+            guard let list = curl_slist_append(nil, resolveEntry) else { return .noMemory }
+            resolveList = list
+            check(lazyimg_curl_set_slist(easy, CURLOPT_RESOLVE, list))
+            // The entry must outlive a wait for a connection in libcurl's queue.
+            check(lazyimg_curl_set_long(easy, CURLOPT_DNS_CACHE_TIMEOUT, max(60, timeout / 1000 + 1)))
+        }
+        // A name libcurl still resolves itself (a proxy's) is forgotten, not waited
+        // for on this thread, when its transfer times out or is removed: libcurl 7.88
+        // otherwise joins its resolver thread in multi_done (Curl_resolver_kill).
+        check(lazyimg_curl_set_long(easy, CURLOPT_QUICK_EXIT, 1))
         check(lazyimg_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         // Redirects are ours to follow (CurlTransfer+Redirect), hop by hop.
         check(lazyimg_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0))
