@@ -37,7 +37,7 @@ let package = Package(
         // The thin C ABI: validate, convert, forward.
         .target(
             name: "LazyImgABI",
-            dependencies: ["LazyImgCore", "CLazyImgHeader"],
+            dependencies: ["LazyImgCore", "CLazyImgHeader", "CLazyImgSupport"],
             exclude: ["lazyimg.map"],
             linkerSettings: [.unsafeFlags(abiLinkerFlags)]
         ),

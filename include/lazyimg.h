@@ -353,10 +353,15 @@ typedef struct lazyimg_config {
     const char *ca_file;           /* copied; a PEM file of the certificate
                                       authorities to trust instead of the
                                       system's (for a private CA); NULL (default)
-                                      = the system's. Must be readable at create,
-                                      else INVALID_ARGUMENT. The certificate and
-                                      host name are always verified: no option
-                                      turns that off. */
+                                      = the system's. Since 0.4.0 read once, at
+                                      create: a regular file of at most 4 MiB
+                                      holding at least one PEM certificate, else
+                                      INVALID_ARGUMENT (lazyimg_create_error says
+                                      why: a FIFO, a directory, no certificate);
+                                      nothing opens it later, and the system's
+                                      CA directory is not added to it. The
+                                      certificate and host name are always
+                                      verified: no option turns that off. */
     uint64_t decode_queue_bytes;   /* memory budget for downloaded files waiting
                                       for (or in) a decode: no download starts
                                       while more than this waits, except when
@@ -403,6 +408,13 @@ void lazyimg_config_init(lazyimg_config *cfg);
  * disk_cache_dir cannot be created, written or locked),
  * NETWORK (libcurl could not be initialised). */
 lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader **out);
+
+/* Since 0.4.0: why the calling thread's last lazyimg_loader_create or
+ * lazyimg_session_create failed, in English, naming the field ("ca_file
+ * /etc/x is a FIFO, not a file"); "" when it succeeded or its status says all
+ * there is (so far only ca_file has more to say). Thread-local storage, never
+ * NULL, valid until this thread's next create. */
+const char *lazyimg_create_error(void);
 
 /* Destroys a loader. NULL is accepted (returns OK). Cancels all work; every
  * outstanding ticket gets its event (CANCELLED unless it already finished)

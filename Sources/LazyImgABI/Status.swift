@@ -1,4 +1,5 @@
 import CLazyImgHeader
+import CLazyImgSupport
 import LazyImgCore
 
 extension LoaderError {
@@ -54,6 +55,11 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
     case LAZYIMG_E_TLS: cString("TLS failed: certificate not trusted or not for this host, or no common protocol")
     default: cString("unknown status")
     }
+}
+
+@_cdecl("lazyimg_create_error")
+public func lazyimg_create_error() -> UnsafePointer<CChar> {
+    lazyimg_create_error_get()
 }
 
 @_cdecl("lazyimg_version_string")

@@ -91,8 +91,11 @@ final class CurlTransfer {
         case .none: check(lazyimg_curl_set_string(easy, CURLOPT_PROXY, ""))
         case .url(let proxy): check(lazyimg_curl_set_string(easy, CURLOPT_PROXY, proxy))
         }
-        if let caFile = request.policy.caFile {
-            check(lazyimg_curl_set_string(easy, CURLOPT_CAINFO, caFile))
+        if let authorities = request.policy.trustedAuthorities {
+            // Read at create; the request holds it while this handle lives. The blob
+            // replaces the CA file, and no CA directory may add the system's back.
+            check(lazyimg_curl_set_blob(easy, CURLOPT_CAINFO_BLOB, authorities.pem.baseAddress, authorities.pem.count))
+            check(lazyimg_curl_set_string(easy, CURLOPT_CAPATH, nil))
         }
         check(lazyimg_curl_set_long(easy, CURLOPT_TIMEOUT_MS, timeout))
         check(lazyimg_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeout))
