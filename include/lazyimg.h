@@ -324,7 +324,13 @@ typedef struct lazyimg_config {
                                       server starts in one round; 0 = default;
                                       at most max_concurrent_downloads. HTTP/2
                                       servers (https) carry every download to
-                                      them on one connection, as streams. */
+                                      them on one connection, as streams.
+                                      Since 0.4.0 also the downloads to one host
+                                      at once, HTTP/2 or not: the host's other
+                                      rows wait without taking a download slot,
+                                      so a host that accepts and never answers
+                                      holds at most this many of the
+                                      max_concurrent_downloads. */
     int32_t allow_file_urls;       /* 0 (default): file:// URLs are refused with
                                       LAZYIMG_E_BAD_URL, so a feed cannot read
                                       the host's disk. 1: they load, regular

@@ -120,6 +120,8 @@ final class PolicyHarness {
          jitter: @escaping @Sendable () -> Double = { 0.5 }, file: StaticString = #filePath, line: UInt = #line) throws {
         var config = LoaderConfiguration()
         config.maxConcurrentDownloads = maxConcurrent
+        // The fake rows share one host: its cap is HostSlotsTests' subject, not theirs.
+        config.maxHostConnections = maxConcurrent
         config.prefetchRows = prefetchRows
         config.retryAfterMilliseconds = 2_000
         config.decodeThreads = 1

@@ -16,6 +16,7 @@ extension ImageLoader {
             // A transfer we cancelled may still report; it is no longer known.
             guard let key = s.jobByTransfer.removeValue(forKey: transfer), let job = s.jobs[key] else { return }
             s.downloading -= 1
+            _hostSlotFreed(key.url, in: &s)
             s.stats.bytesDownloaded += UInt64(response.bytesReceived)
             if case .success(let bytes) = response.result, job.tickets.isEmpty,
                let row = job.prefetchRow ?? job.startRow {

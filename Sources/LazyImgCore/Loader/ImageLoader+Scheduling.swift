@@ -147,6 +147,11 @@ extension ImageLoader {
                 _startDiskRead(next.key, in: &s)
                 continue
             }
+            // libcurl would queue it, holding a slot another host's row could use.
+            if s.hostSlots.isFull(next.key.url, limit: configuration.maxHostConnections) {
+                s.hostSlots.hold(next.key)
+                continue
+            }
             if moving && next.isPaced { s.starts.take() }
             _startDownload(next.key, row: next.row, in: &s)
         }
@@ -221,6 +226,7 @@ extension ImageLoader {
         } ?? nil
         s.jobByTransfer[id] = key
         s.downloading += 1
+        s.hostSlots.didStart(key.url)
         s.stats.downloadsStarted += 1
         var request = configuration.dataRequest(for: key.url)
         // A stale disk copy is revalidated: a 304 answers without a body.
@@ -268,6 +274,15 @@ extension ImageLoader {
             s.downloading -= 1
             s.stats.downloadsCancelled += 1
             transport.cancel(transfer)
+            _hostSlotFreed(key.url, in: &s)
+        }
+    }
+
+    /// A download or fetch of `url` ended or stopped: the jobs its host held back go
+    /// back to the pump.
+    func _hostSlotFreed(_ url: ImageURL, in s: inout LoaderState) {
+        for key in s.hostSlots.didEnd(url) {
+            if let job = s.jobs[key], job.phase == .waiting { _requeue(job, in: &s) }
         }
     }
 
