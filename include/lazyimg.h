@@ -78,7 +78,7 @@ typedef enum lazyimg_status {
     LAZYIMG_E_BAD_URL = -3,          /* not an http:// or https:// URL (file://
                                         only with allow_file_urls) */
     LAZYIMG_E_NETWORK = -4,          /* connect, DNS, reset or timeout (TLS: -15) */
-    LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
+    LAZYIMG_E_HTTP = -5,             /* the server answered with status 400-599 */
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
@@ -93,11 +93,23 @@ typedef enum lazyimg_status {
     LAZYIMG_E_SHUTDOWN = -13,        /* the loader is being destroyed */
     LAZYIMG_E_NO_IMAGE = -14,        /* the row has no URL (a NULL list entry) */
     /* Since 0.3.0: */
-    LAZYIMG_E_TLS = -15              /* TLS handshake failed: the certificate is not
+    LAZYIMG_E_TLS = -15,             /* TLS handshake failed: the certificate is not
                                         trusted (see ca_file) or not for this
                                         host, or no common protocol. Never
                                         bypassed: there is no option to skip
                                         verification. */
+    /* Since 0.4.0: */
+    LAZYIMG_E_PROTOCOL = -16         /* the server's fault: its reply broke HTTP
+                                        or answers no request this library sent.
+                                        A header line over 100 KB or all headers
+                                        over 256 KiB; no HTTP/1.x status line
+                                        (HTTP/0.9, a 1xx with nothing after it);
+                                        a status outside 100-599; more than 5
+                                        redirects (a loop); a 3xx without a
+                                        Location, or 300; 204, 205, 206 (no
+                                        Range was sent) or 304 (no validator was
+                                        sent). Never retried; the event's message
+                                        says which. */
 } lazyimg_status;
 
 /* A short English description of a status. Static storage, never NULL, also

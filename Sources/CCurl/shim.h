@@ -30,6 +30,9 @@ static inline CURLcode lazyimg_curl_set_blob(CURL *h, CURLoption opt, void *data
 static inline CURLcode lazyimg_curl_set_write_fn(CURL *h, lazyimg_curl_write_fn fn) {
     return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, fn);
 }
+static inline CURLcode lazyimg_curl_set_header_fn(CURL *h, lazyimg_curl_write_fn fn) {
+    return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, fn);
+}
 static inline CURLcode lazyimg_curl_set_xferinfo_fn(CURL *h, lazyimg_curl_xferinfo_fn fn) {
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, fn);
 }

@@ -153,14 +153,14 @@ final class CurlDataLoaderTests: XCTestCase {
         XCTAssertEqual(response.result.failure, .network)
     }
 
-    func testTooManyRedirectsIsNetworkError() throws {
+    func testTooManyRedirectsIsAProtocolError() throws {
         // Six hops; the loader follows at most five.
         for hop in 0..<6 {
             server.redirect("/hop\(hop)", to: "/hop\(hop + 1)")
         }
         server.serve("/hop6", body: [1])
         let response = try fetch(server.url("/hop0"))
-        XCTAssertEqual(response.result.failure, .network)
+        XCTAssertEqual(response.result.failure, .protocolViolation(.tooManyRedirects))
         XCTAssertEqual(response.httpStatus, 302)
         XCTAssertEqual(server.hits("/hop6"), 0)
     }

@@ -96,7 +96,7 @@ extension HostileServerTests {
         XCTAssertEqual(try response.result.get(), [1, 2])
         XCTAssertEqual(response.httpStatus, 200)
         server.redirect("/loop", to: "/loop")
-        XCTAssertEqual(fetch(DataRequest(url: server.url("/loop")))?.error, .network)
+        XCTAssertEqual(fetch(DataRequest(url: server.url("/loop")))?.error, .protocolViolation(.tooManyRedirects))
         XCTAssertEqual(server.hits("/loop"), 6, "the first request and 5 redirects")
     }
 }

@@ -45,6 +45,9 @@ public final class HTTPTestServer: @unchecked Sendable {
         var stallAfter: Int? = nil
         /// When set, a request whose If-None-Match names it gets 304 and no body.
         var etag: String? = nil
+        /// When set, these bytes are the whole response, as they are, and the
+        /// connection closes after them: for replies that are not HTTP/1.1.
+        var raw: [UInt8]? = nil
     }
 
     public let port: Int
@@ -138,6 +141,12 @@ public final class HTTPTestServer: @unchecked Sendable {
     public func serveStalling(_ path: String, body: [UInt8], sentBytes: Int) {
         addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"], body: body,
                              framing: .contentLength, hold: .none, stallAfter: sentBytes))
+    }
+
+    /// Sends exactly `bytes` (status line, headers and body as given, or anything
+    /// else), then closes the connection.
+    public func serveRaw(_ path: String, _ bytes: [UInt8]) {
+        addRoute(path, Route(status: 0, headers: [], body: [], framing: .untilClose, hold: .none, raw: bytes))
     }
 
     /// Answers with a redirect to `location`, after `delayMilliseconds` when given.
@@ -320,6 +329,10 @@ public final class HTTPTestServer: @unchecked Sendable {
             let notFound = Array("not found\n".utf8)
             let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(notFound.count)\r\n\r\n"
             return send(connection, Array(head.utf8) + notFound) && request.wantsKeepAlive
+        }
+        if let raw = route.raw {
+            _ = send(connection, raw)
+            return false
         }
         switch route.hold {
         case .none:

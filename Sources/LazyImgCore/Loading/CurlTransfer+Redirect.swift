@@ -45,8 +45,8 @@ extension CurlTransfer {
         func refuse(_ error: LoaderError) -> Outcome {
             .finished(DataResponse(result: .failure(error), httpStatus: status, bytesReceived: bytes))
         }
-        // A redirect loop is a broken route to the image, not an HTTP error answer.
-        guard hop.redirects < Self.maxRedirects else { return refuse(.network) }
+        // A loop or a chain too long is the server's doing, and would end the same again.
+        guard hop.redirects < Self.maxRedirects else { return refuse(.protocolViolation(.tooManyRedirects)) }
         let fromHTTPS = Origin(hop.request.url)?.scheme == "https"
         guard let scheme = Origin(location)?.scheme, scheme == "https" || (scheme == "http" && !fromHTTPS) else {
             // Never onto the local disk or another protocol, never down to plain http.

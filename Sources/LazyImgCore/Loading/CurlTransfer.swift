@@ -24,6 +24,16 @@ final class CurlTransfer {
     let hop: Hop
     private var abortedForSize = false
     private var hasReservedBody = false
+    /// Header bytes of this hop so far, the status lines of 1xx answers included.
+    private var headerBytes = 0
+    private var headersTooLarge = false
+    /// Set by the blank line after the final status's headers: an allocation that
+    /// fails before it is libcurl refusing a header line over its 100 KB.
+    private var headersEnded = false
+
+    /// All headers of one response together; past it the reply is refused (libcurl
+    /// itself refuses one line over 100 KB, and 300 KB in all).
+    static let maxHeaderBytes = 256 << 10
 
     /// nil when libcurl cannot make an easy handle (out of memory).
     init?(id: TransferID, hop: Hop, counters: TransferCounters,
@@ -122,29 +132,49 @@ final class CurlTransfer {
         if headerList != nil {
             check(lazyimg_curl_set_slist(easy, CURLOPT_HTTPHEADER, headerList))
         }
+        // Any count other than the one given makes libcurl abort (CURLE_WRITE_ERROR).
         check(lazyimg_curl_set_write_fn(easy) { data, size, count, context in
-            let length = size * count
-            guard let context else { return 0 }
+            guard let context, case (let length, false) = size.multipliedReportingOverflow(by: count) else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            let bytes = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : length)
-            // Any count other than `length` makes libcurl abort with CURLE_WRITE_ERROR.
-            return transfer.receive(bytes) ? length : 0
+            return transfer.receive(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : length)) ? length : 0
         })
-        check(lazyimg_curl_set_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque()))
+        check(lazyimg_curl_set_header_fn(easy) { data, size, count, context in
+            guard let context, case (let length, false) = size.multipliedReportingOverflow(by: count) else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : length))
+                ? length : 0
+        })
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        check(lazyimg_curl_set_pointer(easy, CURLOPT_WRITEDATA, context))
+        check(lazyimg_curl_set_pointer(easy, CURLOPT_HEADERDATA, context))
         return firstFailure == CURLE_OK ? nil : LoaderError(curlCode: firstFailure)
+    }
+
+    /// The header callback's work: count the bytes, note the end of the final
+    /// headers. Returns false to abort the transfer.
+    private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        headerBytes = headerBytes.addingClamped(line.count)
+        guard headerBytes <= Self.maxHeaderBytes else {
+            headersTooLarge = true
+            return false
+        }
+        let isBlank = line.count <= 2 && line.allSatisfy { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        if isBlank && lastHTTPStatus >= 200 { headersEnded = true }
+        return true
     }
 
     /// The write callback's work: keep the bytes, or refuse them once the body would
     /// exceed the limit. Returns false to abort the transfer.
     private func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytesReceived += bytes.count
+        bytesReceived = bytesReceived.addingClamped(bytes.count)
         counters.didReceive(total: bytesReceived)
         if maxResponseBytes > 0 && bytesReceived > maxResponseBytes {
             abortedForSize = true
             return false
         }
-        // An error page is not an image: count it but do not keep it.
-        guard lastHTTPStatus < 400 else { return true }
+        // An error page, a redirect's page or a body no image comes in: count it but
+        // do not keep it.
+        guard Self.mayHoldAnImage(status: lastHTTPStatus) else { return true }
         if !hasReservedBody {
             hasReservedBody = true
             reserveForAnnouncedLength()
@@ -183,13 +213,22 @@ final class CurlTransfer {
         return status
     }
 
-    /// How the transfer ended, from libcurl's result code. An HTTP error status wins
-    /// over everything else (a 404 whose page was cut off is still a 404); our own
-    /// size abort surfaces as CURLE_WRITE_ERROR and is reported as `.tooLarge`.
+    /// 2xx statuses whose body is the resource: not 204 and 205 (no body) or 206
+    /// (a part, and no Range was asked for).
+    static func mayHoldAnImage(status: Int) -> Bool {
+        (200..<300).contains(status) && !(204...206).contains(status)
+    }
+
+    /// How the transfer ended, from libcurl's result code. A reply that broke HTTP
+    /// or an HTTP error status wins over everything else (a 404 whose page was cut
+    /// off is still a 404); our own aborts surface as CURLE_WRITE_ERROR and are
+    /// reported as what they were.
     func response(finishedWith code: CURLcode) -> DataResponse {
         let status = lastHTTPStatus
         let result: Result<[UInt8], LoaderError>
-        if status >= 400 {
+        if let violation = protocolViolation(finishedWith: code, status: status) {
+            result = .failure(.protocolViolation(violation))
+        } else if status >= 400 {
             result = .failure(.http(status: status))
         } else if abortedForSize {
             result = .failure(.tooLarge)
@@ -203,6 +242,25 @@ final class CurlTransfer {
                             retryAfterMilliseconds: retryAfterMilliseconds,
                             cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
                                                            cacheControl: header("Cache-Control")))
+    }
+
+    /// Whose fault a hop's end was, when it was the server's reply.
+    private func protocolViolation(finishedWith code: CURLcode, status: Int) -> ProtocolViolation? {
+        if headersTooLarge || (code == CURLE_OUT_OF_MEMORY && !headersEnded) { return .headersTooLarge }
+        // The URL passed our checks, so libcurl's "unsupported protocol" here is
+        // HTTP/0.9 (or a 1xx followed by something that is not a status line).
+        if code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_WEIRD_SERVER_REPLY { return .notHTTP }
+        if status != 0 && !(100..<600).contains(status) { return .badStatus(status) }
+        guard code == CURLE_OK else { return nil }
+        switch status {
+        case 204, 205, 206: return .noBodyForThisRequest(status)
+        // Answers the validators of a stale disk copy; without them there is nothing to reuse.
+        case 304 where hop.request.validators.isEmpty: return .noBodyForThisRequest(status)
+        case 304: return nil
+        // A redirect that was followable became a new hop before this.
+        case 300..<400: return .unfollowableRedirect(status)
+        default: return nil
+        }
     }
 
     /// A header of the last response (after redirects), as libcurl kept it.

@@ -37,6 +37,8 @@ class Status(enum.IntEnum):
     E_NO_IMAGE = -14
     # Since 0.3.0:
     E_TLS = -15
+    # Since 0.4.0:
+    E_PROTOCOL = -16
 
 
 class ScrollState(enum.IntEnum):
