@@ -292,7 +292,12 @@ typedef struct lazyimg_config {
                                       each hop had its own); default 15000;
                                       0 = default */
     uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
-                                      1 GiB (UINT64_MAX included) mean 1 GiB */
+                                      1 GiB (UINT64_MAX included) mean 1 GiB.
+                                      Since 0.4.0 the bodies of every redirect
+                                      hop of a try count together (each hop had
+                                      its own limit). A row's volume is at most
+                                      4 tries x (max_response_bytes + 6 x 256 KiB
+                                      of headers) */
     uint64_t max_pixels;           /* width*height limit checked from the image
                                       header before decoding; default 50e6;
                                       0 = default */
@@ -315,7 +320,12 @@ typedef struct lazyimg_config {
                                       or the server's Retry-After (at most 30 s);
                                       3 such failures in a row pause that host
                                       for 1 s, doubling while it keeps failing
-                                      (at most 16 s). */
+                                      (at most 16 s). So from its first start a
+                                      row's download takes at most 4 x timeout_ms
+                                      plus 3 waits of at most 30 s each (the
+                                      back-off alone: 1.75 s in all); with the
+                                      defaults 60-62 s, and 150 s when a server
+                                      asks for the longest Retry-After. */
     /* Since 0.2.0: */
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */

@@ -89,6 +89,20 @@ extension HostileServerTests {
         XCTAssertEqual(listed.requests("/img").first?.header("X-Api-Key"), "k", "listed, reached by a redirect")
     }
 
+    func testTheBodiesOfAllHopsShareOneLimit() throws {
+        // Before: each hop had max_response_bytes of its own, 6 times it in all.
+        let page = [UInt8](repeating: 0x41, count: 600_000)
+        let redirect = "HTTP/1.1 302 Found\r\nLocation: /end\r\nContent-Length: \(page.count)\r\n\r\n"
+        server.serveRaw("/big-redirect", Array(redirect.utf8) + page)
+        server.serve("/end", body: page)
+        let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/big-redirect"), maxResponseBytes: 1_000_000)))
+        XCTAssertEqual(response.error, .tooLarge)
+        XCTAssertLessThanOrEqual(response.bytesReceived, 1_000_000 + 16 << 10, "cut at the limit (and a chunk)")
+        let within = try XCTUnwrap(fetch(DataRequest(url: server.url("/big-redirect"), maxResponseBytes: 1_200_000)))
+        XCTAssertEqual(try within.result.get(), page, "the redirect's page is counted but not kept")
+        XCTAssertEqual(within.bytesReceived, 1_200_000)
+    }
+
     func testRedirectHopsCountBytesAndStopAtTheLimit() throws {
         server.serve("/end", body: [1, 2])
         server.redirect("/r0", to: "/end")

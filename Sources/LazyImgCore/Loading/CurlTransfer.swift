@@ -16,7 +16,7 @@ final class CurlTransfer {
     /// Must outlive the easy handle's use of them, so they are freed in deinit too.
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
-    /// 0 = no limit.
+    /// What this hop's body may still take of the request's limit; 0 = no limit.
     private var maxResponseBytes = 0
     private var body: [UInt8] = []
     private(set) var bytesReceived = 0
@@ -63,7 +63,12 @@ final class CurlTransfer {
               request.validators.allSatisfy(DataRequest.isSingleHeaderLine) else {
             return .invalidArgument
         }
-        maxResponseBytes = max(0, request.maxResponseBytes)
+        // One limit for the bodies of all hops together: a chain of redirects with
+        // large pages could otherwise take 6 times it.
+        if request.maxResponseBytes > 0 {
+            guard hop.earlierBytes < request.maxResponseBytes else { return .tooLarge }
+            maxResponseBytes = request.maxResponseBytes - hop.earlierBytes
+        }
         // What is left of the transfer's time after earlier hops and the name lookup.
         var timeout = 0
         if let deadline = hop.deadline {
