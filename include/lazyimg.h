@@ -147,7 +147,9 @@ const char *lazyimg_strerror(lazyimg_status status);
  * for byte, with no normalisation of case, percent-encoding or Unicode, and
  * are combined with the loader's own output settings (target box, fit, pixel
  * format); loaders never share. The bytes are kept as given, also where they
- * are not valid UTF-8, and reach libcurl unchanged. */
+ * are not valid UTF-8, and reach libcurl unchanged but for one thing (Since
+ * 0.4.0): bytes past ASCII in the query go on the wire as %xx, as libcurl
+ * sends those of the path. */
 
 /* ------------------------------------------------------------------ types */
 
@@ -465,8 +467,8 @@ lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
  * copied byte for byte; a NULL entry is a row without an image. URLs are
  * bytes: two URLs are the same image only when their bytes are equal (no
  * Unicode normalisation, no repair of bytes that are not UTF-8), and libcurl
- * gets them exactly as given (it percent-encodes bytes past ASCII on the
- * wire). urls may be NULL when count is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
+ * gets them as given; on the wire bytes past ASCII are %xx, in the path by
+ * libcurl, in the query by this library (Since 0.4.0: the query's went raw). urls may be NULL when count is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
  * is kept. Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 

@@ -125,6 +125,23 @@ extension UntrustedFeedTests {
         lazyimg_image_release(image)
     }
 
+    func testBytesPastASCIIInTheQueryArePercentEncodedOnTheWire() throws {
+        // Before: libcurl encoded the path's but sent the query's raw.
+        server.serve("/q.png", body: makePNG(width: 3, height: 3))
+        let host = try CHost()
+        let url = Array(server.url("/q.png?name=caf\u{E9}&raw=").utf8) + [0xFF]
+        let copy = strdup((url + [0]).map { CChar(bitPattern: $0) })
+        defer { free(copy) }
+        var row: UnsafePointer<CChar>? = UnsafePointer(copy)
+        XCTAssertEqual(lazyimg_set_items(host.loader, &row, 1), LAZYIMG_OK)
+        XCTAssertEqual(host.request(0).status, LAZYIMG_PENDING)
+        host.dispatch(until: 1)
+        XCTAssertEqual(server.requests("/q.png").map(\.target), ["/q.png?name=caf%c3%a9&raw=%ff"])
+        var image: OpaquePointer?
+        XCTAssertEqual(lazyimg_lookup_url(host.loader, copy, &image), LAZYIMG_OK, "keyed by the bytes given")
+        lazyimg_image_release(image)
+    }
+
     func testInvalidUTF8BytesReachTheServerUnrepaired() throws {
         let prefix = Array(server.url("/raw-").utf8)
         let host = try CHost()

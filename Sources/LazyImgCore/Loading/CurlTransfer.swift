@@ -82,8 +82,8 @@ final class CurlTransfer {
         func check(_ code: CURLcode) {
             if firstFailure == CURLE_OK { firstFailure = code }
         }
-        // libcurl copies the URL: its bytes exactly as the host gave them.
-        check(request.url.withCString { lazyimg_curl_set_string(easy, CURLOPT_URL, $0) })
+        // libcurl copies the URL: the host's bytes, the query's past ASCII encoded.
+        check(request.url.onTheWire.withCString { lazyimg_curl_set_string(easy, CURLOPT_URL, $0) })
         // Without it, libcurl's DNS timeouts use SIGALRM, which is not ours to take.
         check(lazyimg_curl_set_long(easy, CURLOPT_NOSIGNAL, 1))
         if let resolveEntry {
