@@ -124,6 +124,16 @@ const char *lazyimg_strerror(lazyimg_status status);
  * itself may call curl_global_init too (before starting threads if its libcurl
  * is older than 7.84, where that call is not thread-safe).
  *
+ * Memory (Since 0.4.0): whatever the servers send, a loader holds at most
+ * memory_cache_bytes of decoded images, decode_queue_bytes + 1.5 x
+ * max_response_bytes of downloaded bytes (see decode_queue_bytes), what its
+ * decode threads need for the images being decoded (per format, see the docs'
+ * formats page), and about 16 MiB of its own (threads, libcurl, connections).
+ * With the defaults and a small target box that is about decode_queue_bytes +
+ * memory_cache_bytes + 64 MiB (192 MiB) above what the process held before.
+ * Bodies of lazyimg_fetch are not counted in decode_queue_bytes (each is
+ * within max_response_bytes).
+ *
  * Host names (Since 0.4.0): the library looks them up itself with getaddrinfo,
  * on threads of its own, never the network thread, and hands libcurl the
  * addresses; a name that takes long to resolve delays only its own rows, which
@@ -291,7 +301,8 @@ typedef struct lazyimg_config {
                                       screen by default); 0 = none */
     uint32_t timeout_ms;           /* whole-transfer timeout, name lookup and
                                       every redirect hop included (Since 0.4.0:
-                                      each hop had its own); default 15000;
+                                      each hop had its own), time paused for
+                                      decode_queue_bytes not; default 15000;
                                       0 = default */
     uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
                                       1 GiB (UINT64_MAX included) mean 1 GiB.
@@ -392,14 +403,22 @@ typedef struct lazyimg_config {
                                       CA directory is not added to it. The
                                       certificate and host name are always
                                       verified: no option turns that off. */
-    uint64_t decode_queue_bytes;   /* memory budget for downloaded files waiting
-                                      for (or in) a decode: no download starts
-                                      while more than this waits, except when
-                                      nothing waits (so one file larger than the
-                                      budget still loads). Downloads already
-                                      running may overshoot it by up to
-                                      max_concurrent_downloads files. Default
-                                      64 MiB; 0 = default */
+    uint64_t decode_queue_bytes;   /* memory budget for downloaded bytes: the
+                                      bodies of running downloads and the files
+                                      waiting for (or in) a decode, together.
+                                      Since 0.4.0 a download whose body would
+                                      grow past it pauses (the time it waits is
+                                      not counted in timeout_ms) until decodes or
+                                      other downloads give bytes back, and no
+                                      download starts while it is spent (0.3:
+                                      running downloads could overshoot it by up
+                                      to max_concurrent_downloads files). One
+                                      download at a time may run past it, so a
+                                      file larger than the budget still loads:
+                                      downloads hold at most this plus 1.5 x
+                                      max_response_bytes (one body, and its old
+                                      storage while it grows). Default 64 MiB;
+                                      0 = default */
     const char *disk_cache_dir;    /* copied; NULL (default) = no disk cache. A
                                       directory for the original files and the
                                       thumbnails of each box used, kept across runs

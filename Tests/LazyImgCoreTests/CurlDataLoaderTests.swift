@@ -119,6 +119,48 @@ final class CurlDataLoaderTests: XCTestCase {
         XCTAssertLessThan(clock.nowMilliseconds - start, 1_500)
     }
 
+    // MARK: The download budget
+
+    /// Starts `path` charged to `budget`, which already holds more than its limit in
+    /// queued files: the body must wait, whatever the timeout, until they drain.
+    private func fetchWhileTheBudgetIsSpent(_ path: String, body: [UInt8], timeoutMilliseconds: Int,
+                                            pause: TimeInterval) throws -> DataResponse {
+        server.serve(path, body: body)
+        let budget = DownloadBudget(limit: 100_000)
+        budget.queue(150_000)
+        var request = DataRequest(url: ImageURL(server.url(path)), timeoutMilliseconds: timeoutMilliseconds)
+        request.memoryBudget = budget
+        let done = expectation(description: "completion")
+        let early = expectation(description: "a completion before the budget has room")
+        early.isInverted = true
+        let box = Locked<DataResponse?>(nil)
+        let id = makeID()
+        loader.start(id, request) { _, response in
+            box.withLock { $0 = response }
+            early.fulfill()
+            done.fulfill()
+        }
+        XCTAssertTrue(server.waitForHits(path, count: 1, timeoutMilliseconds: eventTimeout))
+        wait(for: [early], timeout: pause)
+        XCTAssertEqual(loader.progress(of: id)?.received, 0, "paused at its first bytes")
+        budget.unqueue(150_000)
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(budget.heldBytes, 0, "the transfer gave its charge back")
+        return try XCTUnwrap(box.withLock { $0 })
+    }
+
+    func testAFullBudgetPausesTheBodyUntilBytesComeBack() throws {
+        let body = randomBytes(300_000)
+        let response = try fetchWhileTheBudgetIsSpent("/budget", body: body, timeoutMilliseconds: 10_000, pause: 0.3)
+        XCTAssertEqual(try response.result.get(), body)
+    }
+
+    func testTimeSpentPausedIsNotCountedAgainstTheTimeout() throws {
+        let body = randomBytes(50_000)
+        let response = try fetchWhileTheBudgetIsSpent("/paused", body: body, timeoutMilliseconds: 400, pause: 0.8)
+        XCTAssertEqual(try response.result.get(), body, "paused for 800 ms, yet within its 400")
+    }
+
     func testHonestContentLengthOverLimitIsTooLarge() throws {
         server.serve("/huge", body: randomBytes(100_000))
         let response = try fetch(server.url("/huge"), maxResponseBytes: 10_000)

@@ -136,9 +136,11 @@ extension ImageLoader {
         let now = clock.nowMilliseconds
         let moving = s.view.scroll != .idle
         let screen = s.window.visible?.count ?? 0
+        // Back-pressure (ImageLoader+DecodeQueue): none while running downloads and
+        // files waiting to decode hold the budget, unless they hold nothing.
+        let held = downloadBudget.heldBytes
+        guard held == 0 || held < configuration.decodeQueueBytes else { return }
         while s.downloading < configuration.maxConcurrentDownloads {
-            // Back-pressure (ImageLoader+DecodeQueue): none while too much waits to decode.
-            guard s.decodeQueuedBytes == 0 || s.decodeQueuedBytes < configuration.decodeQueueBytes else { return }
             let mayPace = !moving
                 || s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads)
             guard let next = _nextToStart(now: now, includingPaced: mayPace, in: &s) else { return }
@@ -229,6 +231,7 @@ extension ImageLoader {
         s.hostSlots.didStart(key.url)
         s.stats.downloadsStarted += 1
         var request = configuration.dataRequest(for: key.url)
+        request.memoryBudget = downloadBudget
         // A stale disk copy is revalidated: a 304 answers without a body.
         if let validators { request.validators = validators }
         if let reused = transport.startOrReuse(id, request, completion: transferCompletion) {

@@ -30,8 +30,6 @@ struct LoaderState {
     var downloading = 0
     /// `downloading` per host, and the jobs waiting for their host to free a slot.
     var hostSlots = HostSlots()
-    /// Bytes of downloaded files queued for a decode or being decoded.
-    var decodeQueuedBytes = 0
     var stats = LoaderStats()
     var isShuttingDown = false
     var paging = PagingTrigger()

@@ -15,7 +15,7 @@ extension CurlTransfer {
         var earlierBytes = 0
         /// When the transfer times out (monotonic milliseconds), nil for never: every
         /// hop and its name lookup share one `timeoutMilliseconds`.
-        let deadline: Int64?
+        var deadline: Int64?
 
         init(_ request: DataRequest, startingAt now: Int64) {
             self.request = request
@@ -56,6 +56,7 @@ extension CurlTransfer {
         next.request.url = location
         next.redirects += 1
         next.earlierBytes = bytes
+        next.deadline = deadline
         return .redirect(next)
     }
 

@@ -16,14 +16,18 @@ final class CurlTransfer {
     /// Must outlive the easy handle's use of them, so they are freed in deinit too.
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
-    /// What this hop's body may still take of the request's limit; 0 = no limit.
-    private var maxResponseBytes = 0
-    private var body: [UInt8] = []
-    private(set) var bytesReceived = 0
+    /// Within what is left of the request's limit, charged to its budget.
+    private var body: ResponseBody
+    var bytesReceived: Int { body.received }
     /// The request this easy handle runs, and the redirects that led to it.
     let hop: Hop
     private var abortedForSize = false
-    private var hasReservedBody = false
+    private var isAnnounced = false
+    /// When the transfer times out (monotonic ms), nil for never: the hop's deadline,
+    /// moved on by every pause, which is the loader's waiting and not the server's.
+    private(set) var deadline: Int64?
+    /// Since when the write callback has held the transfer paused for budget room.
+    private(set) var pausedAt: Int64?
     /// Header bytes of this hop so far, the status lines of 1xx answers included.
     private var headerBytes = 0
     private var headersTooLarge = false
@@ -44,6 +48,9 @@ final class CurlTransfer {
         self.counters = counters
         self.completion = completion
         self.easy = easy
+        deadline = hop.deadline
+        // The hop's limit is set by `configure`.
+        body = ResponseBody(limit: 0, budget: hop.request.memoryBudget)
     }
 
     deinit {
@@ -65,13 +72,17 @@ final class CurlTransfer {
         }
         // One limit for the bodies of all hops together: a chain of redirects with
         // large pages could otherwise take 6 times it.
+        var maxResponseBytes = 0
         if request.maxResponseBytes > 0 {
             guard hop.earlierBytes < request.maxResponseBytes else { return .tooLarge }
             maxResponseBytes = request.maxResponseBytes - hop.earlierBytes
         }
+        body = ResponseBody(limit: maxResponseBytes, budget: request.memoryBudget)
         // What is left of the transfer's time after earlier hops and the name lookup.
+        // The loop enforces the deadline itself (CurlTransferLoop.expireOverdue), as
+        // libcurl's CURLOPT_TIMEOUT_MS would count the time a transfer is paused.
         var timeout = 0
-        if let deadline = hop.deadline {
+        if let deadline {
             guard deadline > now else { return .network }
             timeout = Int(clamping: deadline - now)
         }
@@ -112,7 +123,6 @@ final class CurlTransfer {
             check(lazyimg_curl_set_blob(easy, CURLOPT_CAINFO_BLOB, authorities.pem.baseAddress, authorities.pem.count))
             check(lazyimg_curl_set_string(easy, CURLOPT_CAPATH, nil))
         }
-        check(lazyimg_curl_set_long(easy, CURLOPT_TIMEOUT_MS, timeout))
         check(lazyimg_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeout))
         if maxResponseBytes > 0 {
             // Refuses early when Content-Length (or a file's size) is already too big;
@@ -137,11 +147,16 @@ final class CurlTransfer {
         if headerList != nil {
             check(lazyimg_curl_set_slist(easy, CURLOPT_HTTPHEADER, headerList))
         }
-        // Any count other than the one given makes libcurl abort (CURLE_WRITE_ERROR).
+        // Any count other than the one given makes libcurl abort (CURLE_WRITE_ERROR);
+        // CURL_WRITEFUNC_PAUSE pauses, and libcurl hands the same bytes again later.
         check(lazyimg_curl_set_write_fn(easy) { data, size, count, context in
             guard let context, case (let length, false) = size.multipliedReportingOverflow(by: count) else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            return transfer.receive(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : length)) ? length : 0
+            switch transfer.receive(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : length)) {
+            case .taken: return length
+            case .overLimit: return 0
+            case .paused: return Int(CURL_WRITEFUNC_PAUSE)
+            }
         })
         check(lazyimg_curl_set_header_fn(easy) { data, size, count, context in
             guard let context, case (let length, false) = size.multipliedReportingOverflow(by: count) else { return 0 }
@@ -168,41 +183,44 @@ final class CurlTransfer {
         return true
     }
 
-    /// The write callback's work: keep the bytes, or refuse them once the body would
-    /// exceed the limit. Returns false to abort the transfer.
-    private func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytesReceived = bytesReceived.addingClamped(bytes.count)
-        counters.didReceive(total: bytesReceived)
-        if maxResponseBytes > 0 && bytesReceived > maxResponseBytes {
-            abortedForSize = true
-            return false
+    /// The write callback's work: keep the bytes (only counting them when the status
+    /// says they are no image), refuse them once the body would exceed the limit, or
+    /// pause while the budget has no room for them.
+    private func receive(_ bytes: UnsafeRawBufferPointer) -> ResponseBody.Reception {
+        if !isAnnounced {
+            isAnnounced = true
+            var announced: curl_off_t = -1
+            if lazyimg_curl_get_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK, announced >= 0 {
+                body.announced = Int(clamping: announced)
+                counters.didAnnounce(length: Int(clamping: announced))
+            }
         }
-        // An error page, a redirect's page or a body no image comes in: count it but
-        // do not keep it.
-        guard Self.mayHoldAnImage(status: lastHTTPStatus) else { return true }
-        if !hasReservedBody {
-            hasReservedBody = true
-            reserveForAnnouncedLength()
+        let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus), owner: ObjectIdentifier(self))
+        switch reception {
+        case .taken: counters.didReceive(total: body.received)
+        case .overLimit: abortedForSize = true
+        case .paused: pausedAt = MonotonicClock().nowMilliseconds
         }
-        body.append(contentsOf: bytes)
-        return true
+        return reception
     }
 
-    /// The most a Content-Length may make us reserve ahead of the bytes: the header is
-    /// the server's claim, so beyond this the body grows only as bytes really arrive.
-    static let maxReserveBytes = 1 << 20
-
-    /// One allocation for a small body whose size the server announced; a large one
-    /// starts at `maxReserveBytes` and grows with the bytes.
-    private func reserveForAnnouncedLength() {
-        var announced: curl_off_t = -1
-        guard lazyimg_curl_get_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK,
-              announced > 0 else { return }
-        counters.didAnnounce(length: Int(clamping: announced))
-        var reserve = min(Int(clamping: announced), Self.maxReserveBytes)
-        if maxResponseBytes > 0 { reserve = min(reserve, maxResponseBytes) }
-        body.reserveCapacity(reserve)
+    /// Network thread, outside libcurl's callbacks: lets a paused transfer go on. Its
+    /// deadline moves by the pause. The write callback runs at once with the bytes
+    /// held back, and may pause it again.
+    func resume(now: Int64) {
+        guard let since = pausedAt else { return }
+        pausedAt = nil
+        deadline = deadline.map { $0.addingClamped(now - since) }
+        _ = curl_easy_pause(easy, CURLPAUSE_CONT)
     }
+
+    /// The loop is done with the transfer: its charge goes back to the budget.
+    func releaseBudget() {
+        body.release(owner: ObjectIdentifier(self))
+    }
+
+    /// What the budget holds for this transfer, for choosing whom to resume first.
+    var budgetCharge: Int { body.charged }
 
     /// libcurl reads Retry-After in seconds (and as a date, which it turns into
     /// seconds from now); nil when absent.
@@ -240,9 +258,8 @@ final class CurlTransfer {
         } else if code != CURLE_OK {
             result = .failure(LoaderError(curlCode: code))
         } else {
-            result = .success(body)
+            result = .success(body.take())
         }
-        body = []
         return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes + bytesReceived,
                             retryAfterMilliseconds: retryAfterMilliseconds,
                             cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),

@@ -59,7 +59,7 @@ final class CurlTransferLoop: @unchecked Sendable {
             var stillRunning: Int32 = 0
             _ = curl_multi_perform(multi, &stillRunning)
             finished += collectFinished()
-            finished += expireAwaitingNames()
+            finished += expireOverdue()
             if !finished.isEmpty {
                 counters.withLock { counters in
                     for done in finished { counters[done.id] = nil }
@@ -73,9 +73,13 @@ final class CurlTransferLoop: @unchecked Sendable {
         tearDown()
     }
 
-    /// How long to sleep at most: until the first hop waiting for a name times out.
+    /// How long to sleep at most: until the first hop times out.
     private func pollMilliseconds() -> Int32 {
-        guard let first = awaitingNames.values.compactMap(\.hop.deadline).min() else { return Self.idlePollMilliseconds }
+        var first = awaitingNames.values.compactMap(\.hop.deadline).min()
+        for transfer in transfersByID.values where transfer.pausedAt == nil {
+            if let deadline = transfer.deadline { first = min(first ?? deadline, deadline) }
+        }
+        guard let first else { return Self.idlePollMilliseconds }
         return Int32(clamping: max(0, min(Int64(Self.idlePollMilliseconds), first - clock.nowMilliseconds)))
     }
 
@@ -110,7 +114,16 @@ final class CurlTransferLoop: @unchecked Sendable {
             }
         }
         for answer in batch.answers { failed += hopsDidGet(answer) }
+        if batch.hasRoom { resumePaused() }
         return failed
+    }
+
+    /// Lets every transfer paused for budget room try again, the fullest first: the
+    /// one nearest its end is the first that may take the lead.
+    private func resumePaused() {
+        let paused = transfersByID.values.filter { $0.pausedAt != nil }.sorted { $0.budgetCharge > $1.budgetCharge }
+        let now = clock.nowMilliseconds
+        for transfer in paused { transfer.resume(now: now) }
     }
 
     /// Starts one hop of a transfer: at once when libcurl needs no lookup or its
@@ -141,6 +154,7 @@ final class CurlTransferLoop: @unchecked Sendable {
         guard let transfer = CurlTransfer(id: id, hop: hop, counters: counters, completion: completion) else { return .noMemory }
         if let error = transfer.configure(resolveEntry: resolveEntry, now: now) { return error }
         guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else { return .noMemory }
+        hop.request.memoryBudget?.wakeWhenRoom(ObjectIdentifier(self)) { [commands] in commands.enqueueRoom() }
         transfersByID[id] = transfer
         transfersByHandle[transfer.easy] = transfer
         return nil
@@ -168,9 +182,10 @@ final class CurlTransferLoop: @unchecked Sendable {
         return failed
     }
 
-    /// Hops whose time ran out while their name was being looked up.
-    private func expireAwaitingNames() -> [Finished] {
-        guard !awaitingNames.isEmpty else { return [] }
+    /// Hops whose time ran out: waiting for their name, or running (a paused one's
+    /// deadline moves on when it resumes). Timed out here, not by libcurl, whose
+    /// CURLOPT_TIMEOUT_MS would count the pauses.
+    private func expireOverdue() -> [Finished] {
         let now = clock.nowMilliseconds
         var expired: [Finished] = []
         for (id, waiting) in awaitingNames {
@@ -178,6 +193,12 @@ final class CurlTransferLoop: @unchecked Sendable {
             stopAwaitingName(id)
             expired.append((id, waiting.completion, DataResponse(result: .failure(.network), httpStatus: 0,
                                                                  bytesReceived: waiting.hop.earlierBytes)))
+        }
+        for (id, transfer) in transfersByID where transfer.pausedAt == nil {
+            guard let deadline = transfer.deadline, deadline <= now else { continue }
+            transfersByID[id] = nil
+            detach(transfer)
+            expired.append((id, transfer.completion, transfer.response(finishedWith: CURLE_OPERATION_TIMEDOUT)))
         }
         return expired
     }
@@ -223,6 +244,7 @@ final class CurlTransferLoop: @unchecked Sendable {
     private func detach(_ transfer: CurlTransfer) {
         transfersByHandle.removeValue(forKey: transfer.easy)
         _ = curl_multi_remove_handle(multi, transfer.easy)
+        transfer.releaseBudget()
     }
 
     private func tearDown() {

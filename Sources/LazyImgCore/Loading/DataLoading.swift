@@ -15,6 +15,9 @@ public struct DataRequest: Sendable {
     public var validators: [String] = []
     /// Proxy, trusted authorities and the origins the headers may go to.
     public var policy: NetworkPolicy
+    /// The memory the body may take, shared with the loader's decode queue; nil =
+    /// within `maxResponseBytes` only. Not part of what makes two requests the same.
+    public var memoryBudget: DownloadBudget?
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {
