@@ -48,6 +48,8 @@ public final class HTTPTestServer: @unchecked Sendable {
         /// When set, these bytes are the whole response, as they are, and the
         /// connection closes after them: for replies that are not HTTP/1.1.
         var raw: [UInt8]? = nil
+        /// When set, the body goes out one byte per this many milliseconds.
+        var trickleMilliseconds: Int? = nil
     }
 
     public let port: Int
@@ -141,6 +143,13 @@ public final class HTTPTestServer: @unchecked Sendable {
     public func serveStalling(_ path: String, body: [UInt8], sentBytes: Int) {
         addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"], body: body,
                              framing: .contentLength, hold: .none, stallAfter: sentBytes))
+    }
+
+    /// Announces `body` and sends it one byte every `intervalMilliseconds`: a slowloris
+    /// server, never silent for long, never done in time.
+    public func serveTrickling(_ path: String, body: [UInt8], intervalMilliseconds: Int) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"], body: body,
+                             framing: .contentLength, hold: .none, trickleMilliseconds: intervalMilliseconds))
     }
 
     /// Sends exactly `bytes` (status line, headers and body as given, or anything
@@ -375,6 +384,16 @@ public final class HTTPTestServer: @unchecked Sendable {
             wire += Array("0\r\n\r\n".utf8)
         } else {
             wire += route.body
+        }
+        if let interval = route.trickleMilliseconds {
+            var sent = head.utf8.count
+            guard send(connection, Array(wire[..<sent])) else { return false }
+            while sent < wire.count {
+                guard hold(connection, path: request.path, milliseconds: interval),
+                      send(connection, [wire[sent]]) else { return false }
+                sent += 1
+            }
+            return keepAlive
         }
         if let stallAfter = route.stallAfter {
             let split = min(wire.count, head.utf8.count + stallAfter)
