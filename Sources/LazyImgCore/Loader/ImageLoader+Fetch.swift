@@ -51,7 +51,7 @@ extension ImageLoader {
             guard let fetch = s.fetches.finish(transfer) else { return }
             s.downloading -= 1
             _hostSlotFreed(fetch.url, in: &s)
-            s.stats.bytesDownloaded += UInt64(response.bytesReceived)
+            s.stats.bytesDownloaded = s.stats.bytesDownloaded.addingClamped(response.bytesReceived)
             let outcome: LoaderEvent.Outcome
             var message = ""
             switch response.result {

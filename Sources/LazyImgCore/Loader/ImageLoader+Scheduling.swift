@@ -100,7 +100,7 @@ extension ImageLoader {
         guard row < s.rows.count, let key = s.rows[row] else { return }
         if !s.prefetch.isEmpty, let bytes = s.prefetch.abandon(key, row: row) {
             s.stats.prefetchWasted += 1
-            s.stats.prefetchWasteBytes += UInt64(bytes)
+            s.stats.prefetchWasteBytes = s.stats.prefetchWasteBytes.addingClamped(bytes)
         }
         guard let tickets = s.withJob(key, { $0.tickets }) else { return }
         for (id, ticketRow) in tickets where ticketRow == row { _cancelTicket(id, in: &s) }
@@ -124,7 +124,7 @@ extension ImageLoader {
         }
         let wasted = s.prefetch.abandonAll { !window.wants($0) }
         s.stats.prefetchWasted += UInt64(wasted.count)
-        s.stats.prefetchWasteBytes += UInt64(wasted.bytes)
+        s.stats.prefetchWasteBytes = s.stats.prefetchWasteBytes.addingClamped(wasted.bytes)
     }
 
     /// Starts the most urgent startable jobs while download slots are free, as far

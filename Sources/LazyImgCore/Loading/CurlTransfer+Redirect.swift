@@ -41,7 +41,7 @@ extension CurlTransfer {
             return .finished(response(finishedWith: code))
         }
         let status = lastHTTPStatus
-        let bytes = hop.earlierBytes + bytesReceived
+        let bytes = hop.earlierBytes.addingClamped(bytesReceived)
         func refuse(_ error: LoaderError) -> Outcome {
             .finished(DataResponse(result: .failure(error), httpStatus: status, bytesReceived: bytes))
         }

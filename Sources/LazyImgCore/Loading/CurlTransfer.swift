@@ -260,7 +260,7 @@ final class CurlTransfer {
         } else {
             result = .success(body.take())
         }
-        return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes + bytesReceived,
+        return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes.addingClamped(bytesReceived),
                             retryAfterMilliseconds: retryAfterMilliseconds,
                             cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
                                                            cacheControl: header("Cache-Control")))

@@ -44,8 +44,8 @@ struct ResponseBody {
             received = total
             return .overLimit
         }
-        if keep && bytes.count + chunk.count > bytes.capacity {
-            let needed = bytes.count + chunk.count
+        let needed = bytes.count.addingClamped(chunk.count)
+        if keep && needed > bytes.capacity {
             var step = max(needed, bytes.capacity.multipliedClamped(2), Self.firstStep)
             if let announced, announced >= needed {
                 step = bytes.count >= Self.announcedTrustedAfter ? announced : min(step, announced)
