@@ -52,6 +52,8 @@ public struct LoaderConfiguration: Sendable {
     public var decodeThreads = LoaderConfiguration.defaultDecodeThreads
     /// Downloaded bytes that may wait for (or be in) a decode before no further
     /// download starts: the memory budget between the network and the decode pool.
+    /// Running downloads count in it too, and pause while it is spent
+    /// (`DownloadBudget`).
     public var decodeQueueBytes = 64 << 20
     /// Where originals and thumbnails persist between runs; nil = no disk cache.
     public var diskCacheDirectory: String? = nil

@@ -3,8 +3,9 @@ import CCurl
 /// The default `DataLoading`: libcurl's multi interface on one network thread.
 ///
 /// That thread owns the multi handle and every easy handle; `start` and `cancel` only
-/// queue a command and wake it. Keep-alive connections (and DNS answers) live in the
-/// multi handle's cache, so consecutive images from one host share a connection.
+/// queue a command and wake it. Keep-alive connections live in the multi handle's
+/// cache, so consecutive images from one host share a connection; host names are
+/// looked up off that thread (`HostResolver`) and their answers kept a minute.
 /// Completions run on the network thread with no lock held; they may call `start`
 /// and `cancel`, and should hand heavy work (decoding) to another thread.
 public final class CurlDataLoader: DataLoading {

@@ -15,9 +15,7 @@ final class CurlTransferLoop: @unchecked Sendable {
     private var transfersByID: [TransferID: CurlTransfer] = [:]
     private var transfersByHandle: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Hops whose host name `resolver` is looking up, not yet in the multi handle.
-    private var awaitingNames: [TransferID: AwaitingName] = [:]
-    /// The names `resolver` was asked for and has not answered, and who waits on each.
-    private var lookups: [String: Set<TransferID>] = [:]
+    private var awaitingNames = HopsAwaitingNames()
     private var resolvedNames = ResolvedNames()
     private let resolver: HostResolver
     private let clock = MonotonicClock()
@@ -29,15 +27,6 @@ final class CurlTransferLoop: @unchecked Sendable {
     private typealias Batch = CurlCommandQueue.Batch
     private typealias Completion = @Sendable (TransferID, DataResponse) -> Void
     private typealias Finished = (id: TransferID, completion: Completion, response: DataResponse)
-
-    /// A hop waiting for its name's addresses.
-    private struct AwaitingName {
-        let hop: CurlTransfer.Hop
-        let counters: TransferCounters
-        let completion: Completion
-        let lookup: HostLookup
-        let name: String
-    }
 
     /// - Parameter maxLookups: names looked up at once (`HostResolver`).
     init(multi: UnsafeMutableRawPointer, commands: CurlCommandQueue,
@@ -75,7 +64,7 @@ final class CurlTransferLoop: @unchecked Sendable {
 
     /// How long to sleep at most: until the first hop times out.
     private func pollMilliseconds() -> Int32 {
-        var first = awaitingNames.values.compactMap(\.hop.deadline).min()
+        var first = awaitingNames.earliestDeadline
         for transfer in transfersByID.values where transfer.pausedAt == nil {
             if let deadline = transfer.deadline { first = min(first ?? deadline, deadline) }
         }
@@ -105,7 +94,7 @@ final class CurlTransferLoop: @unchecked Sendable {
                 failed.append((start.id, start.completion, DataResponse(result: .failure(error), httpStatus: 0)))
             }
             // IDs are unique per loader; a reused live one would orphan its transfer.
-            guard transfersByID[start.id] == nil, awaitingNames[start.id] == nil else { fail(.misuse); continue }
+            guard transfersByID[start.id] == nil, !awaitingNames.contains(start.id) else { fail(.misuse); continue }
             let progress = TransferCounters()
             if let error = begin(start.id, CurlTransfer.Hop(start.request, startingAt: now), progress, start.completion) {
                 fail(error)
@@ -142,9 +131,9 @@ final class CurlTransferLoop: @unchecked Sendable {
         if let addresses = resolvedNames.addresses(of: name, now: now) {
             return add(id, hop, counters, completion, resolveEntry: lookup.resolveEntry(addresses), now: now)
         }
-        awaitingNames[id] = AwaitingName(hop: hop, counters: counters, completion: completion, lookup: lookup, name: name)
-        if lookups[name] == nil { resolver.lookUp(name) }
-        lookups[name, default: []].insert(id)
+        let waiting = HopsAwaitingNames.Waiting(hop: hop, counters: counters, completion: completion, lookup: lookup,
+                                                name: name)
+        if awaitingNames.add(id, waiting) { resolver.lookUp(name) }
         return nil
     }
 
@@ -166,8 +155,7 @@ final class CurlTransferLoop: @unchecked Sendable {
         // Kept even when nobody waits any more: the next row of the host needs it.
         if let addresses = answer.addresses { resolvedNames.insert(addresses, for: answer.name, now: now) }
         var failed: [Finished] = []
-        for id in lookups.removeValue(forKey: answer.name) ?? [] {
-            guard let waiting = awaitingNames.removeValue(forKey: id) else { continue }
+        for (id, waiting) in awaitingNames.answered(answer.name) {
             let error: LoaderError? = if let addresses = answer.addresses {
                 add(id, waiting.hop, waiting.counters, waiting.completion,
                     resolveEntry: waiting.lookup.resolveEntry(addresses), now: now)
@@ -188,9 +176,8 @@ final class CurlTransferLoop: @unchecked Sendable {
     private func expireOverdue() -> [Finished] {
         let now = clock.nowMilliseconds
         var expired: [Finished] = []
-        for (id, waiting) in awaitingNames {
-            guard let deadline = waiting.hop.deadline, deadline <= now else { continue }
-            stopAwaitingName(id)
+        for id in awaitingNames.overdue(now: now) {
+            guard let waiting = stopAwaitingName(id) else { continue }
             expired.append((id, waiting.completion, DataResponse(result: .failure(.network), httpStatus: 0,
                                                                  bytesReceived: waiting.hop.earlierBytes)))
         }
@@ -205,12 +192,11 @@ final class CurlTransferLoop: @unchecked Sendable {
 
     /// Forgets a hop waiting for a name; a lookup nobody else waits for is
     /// withdrawn if it has not begun (one that runs still answers, for the cache).
-    private func stopAwaitingName(_ id: TransferID) {
-        guard let waiting = awaitingNames.removeValue(forKey: id) else { return }
-        lookups[waiting.name]?.remove(id)
-        if lookups[waiting.name]?.isEmpty == true, resolver.withdraw(waiting.name) {
-            lookups[waiting.name] = nil
-        }
+    @discardableResult
+    private func stopAwaitingName(_ id: TransferID) -> HopsAwaitingNames.Waiting? {
+        guard let (waiting, unwanted) = awaitingNames.remove(id) else { return nil }
+        if let unwanted, resolver.withdraw(unwanted) { awaitingNames.lookupWithdrawn(unwanted) }
+        return waiting
     }
 
     /// Drains libcurl's DONE messages. Each finished easy handle is removed and freed
@@ -253,7 +239,7 @@ final class CurlTransferLoop: @unchecked Sendable {
             detach(transfer)
         }
         transfersByID = [:]
-        awaitingNames = [:]
+        awaitingNames.removeAll()
         counters.withLock { $0.removeAll() }
         curl_multi_cleanup(multi)
     }

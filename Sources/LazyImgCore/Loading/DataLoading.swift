@@ -1,7 +1,8 @@
 /// One fetch of a URL's bytes.
 public struct DataRequest: Sendable {
     public var url: ImageURL
-    /// Whole-transfer limit; 0 = none.
+    /// Whole-transfer limit (name lookup and redirect hops included, time paused for
+    /// `memoryBudget` not); 0 = none.
     public var timeoutMilliseconds: Int
     /// The body may not be larger; the transfer stops with `.tooLarge` once it is.
     /// 0 = none.
