@@ -38,8 +38,16 @@ final class HostLookupTests: XCTestCase {
 
     func testAProxyLooksNamesUpItself() {
         XCTAssertEqual(lookup("http://a.test/", proxy: .url("http://proxy.test:3128")), .byLibcurl)
+        // Whatever proxy the machine running the tests has set, only this one now.
+        let names = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+        let saved = names.map { name in getenv(name).map { String(cString: $0) } }
+        names.forEach { unsetenv($0) }
+        defer {
+            for (name, value) in zip(names, saved) {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
         setenv("https_proxy", "http://proxy.test:3128", 1)
-        defer { unsetenv("https_proxy") }
         XCTAssertEqual(lookup("https://a.test/", proxy: .environment), .byLibcurl)
         XCTAssertEqual(lookup("http://a.test/", proxy: .environment), .name("a.test", port: 80),
                        "https_proxy is not http's")
