@@ -38,7 +38,7 @@ let package = Package(
         // The thin C ABI: validate, convert, forward.
         .target(
             name: "LazyImgABI",
-            dependencies: ["LazyImgCore", "CLazyImgHeader"],
+            dependencies: ["LazyImgCore", "CLazyImgHeader", "CLazyImgSupport"],
             exclude: ["lazyimg.map"],
             linkerSettings: [.unsafeFlags(abiLinkerFlags)]
         ),
@@ -89,11 +89,14 @@ let package = Package(
         // behind a small C function because libpng reports errors by longjmp.
         .systemLibrary(name: "CPng", path: "Tests/CPng", pkgConfig: "libpng"),
         .target(name: "CPngReference", dependencies: ["CPng"], path: "Tests/CPngReference"),
+        // A getaddrinfo that interposes on libc's in the test program, so tests can
+        // make one name resolve slowly through real libcurl and the real resolver.
+        .target(name: "CSlowResolver", path: "Tests/CSlowResolver", linkerSettings: [.linkedLibrary("dl")]),
 
         // Test helpers: a loopback HTTP server, test-image encoders, reference decoders.
         .target(
             name: "TestSupport",
-            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP", "CPngReference"],
+            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP", "CPngReference", "CSlowResolver"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),

@@ -82,7 +82,7 @@ typedef enum lazyimg_status {
     LAZYIMG_E_BAD_URL = -3,          /* not an http:// or https:// URL (file://
                                         only with allow_file_urls) */
     LAZYIMG_E_NETWORK = -4,          /* connect, DNS, reset or timeout (TLS: -15) */
-    LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
+    LAZYIMG_E_HTTP = -5,             /* the server answered with status 400-599 */
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
@@ -103,6 +103,17 @@ typedef enum lazyimg_status {
                                         bypassed: there is no option to skip
                                         verification. */
     /* Since 0.4.0: */
+    LAZYIMG_E_PROTOCOL = -16,        /* the server's fault: its reply broke HTTP
+                                        or answers no request this library sent.
+                                        A header line over 100 KB or all headers
+                                        over 256 KiB; no HTTP/1.x status line
+                                        (HTTP/0.9, a 1xx with nothing after it);
+                                        a status outside 100-599; more than 5
+                                        redirects (a loop); a 3xx without a
+                                        Location, or 300; 204, 205, 206 (no
+                                        Range was sent) or 304 (no validator was
+                                        sent). Never retried; the event's message
+                                        says which. */
     LAZYIMG_E_BAD_PLACEHOLDER = -17  /* a placeholder hash that does not parse
                                         (lazyimg_set_placeholders says which row
                                         and why) */
@@ -120,6 +131,27 @@ const char *lazyimg_strerror(lazyimg_status status);
  * itself may call curl_global_init too (before starting threads if its libcurl
  * is older than 7.84, where that call is not thread-safe).
  *
+ * Memory (Since 0.4.0): whatever the servers send, a loader holds at most
+ * memory_cache_bytes of decoded images, decode_queue_bytes + 1.5 x
+ * max_response_bytes of downloaded bytes (see decode_queue_bytes), what its
+ * decode threads need for the images being decoded (per format, see the docs'
+ * formats page), and about 16 MiB of its own (threads, libcurl, connections).
+ * With the defaults and a small target box that is about decode_queue_bytes +
+ * memory_cache_bytes + 64 MiB (192 MiB) above what the process held before.
+ * Bodies of lazyimg_fetch are not counted in decode_queue_bytes (each is
+ * within max_response_bytes).
+ *
+ * Host names (Since 0.4.0): the library looks them up itself with getaddrinfo,
+ * on threads of its own, never the network thread, and hands libcurl the
+ * addresses; a name that takes long to resolve delays only its own rows, which
+ * time out at timeout_ms. At most 8 lookups run at once per loader (or per
+ * session); a name that never resolves holds one of them for as long as
+ * getaddrinfo takes, and destroy never waits for it. IP addresses and
+ * localhost need no lookup. Through a proxy (the proxy field, or libcurl's
+ * proxy variables) libcurl looks up the proxy's name itself; a lookup that
+ * hangs there is abandoned at timeout_ms as well, but its threads are not
+ * bounded.
+ *
  * fork: the library installs no fork handlers. In the child of a fork made
  * while a loader exists, call no lazyimg function, on that loader or a new
  * one (its threads do not exist in the child and its locks may be held): exec,
@@ -132,7 +164,9 @@ const char *lazyimg_strerror(lazyimg_status status);
  * for byte, with no normalisation of case, percent-encoding or Unicode, and
  * are combined with the loader's own output settings (target box, fit, pixel
  * format); loaders never share. The bytes are kept as given, also where they
- * are not valid UTF-8, and reach libcurl unchanged. */
+ * are not valid UTF-8, and reach libcurl unchanged but for one thing (Since
+ * 0.4.0): bytes past ASCII in the query go on the wire as %xx, as libcurl
+ * sends those of the path. */
 
 /* ------------------------------------------------------------------ types */
 
@@ -272,10 +306,18 @@ typedef struct lazyimg_config {
                                       travelled in half a second at
                                       slow_scroll_rows_per_second (half a
                                       screen by default); 0 = none */
-    uint32_t timeout_ms;           /* whole-transfer timeout; default 15000;
+    uint32_t timeout_ms;           /* whole-transfer timeout, name lookup and
+                                      every redirect hop included (Since 0.4.0:
+                                      each hop had its own), time paused for
+                                      decode_queue_bytes not; default 15000;
                                       0 = default */
     uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
-                                      1 GiB (UINT64_MAX included) mean 1 GiB */
+                                      1 GiB (UINT64_MAX included) mean 1 GiB.
+                                      Since 0.4.0 the bodies of every redirect
+                                      hop of a try count together (each hop had
+                                      its own limit). A row's volume is at most
+                                      4 tries x (max_response_bytes + 6 x 256 KiB
+                                      of headers) */
     uint64_t max_pixels;           /* width*height limit checked from the image
                                       header before decoding; default 50e6;
                                       0 = default */
@@ -298,7 +340,12 @@ typedef struct lazyimg_config {
                                       or the server's Retry-After (at most 30 s);
                                       3 such failures in a row pause that host
                                       for 1 s, doubling while it keeps failing
-                                      (at most 16 s). */
+                                      (at most 16 s). So from its first start a
+                                      row's download takes at most 4 x timeout_ms
+                                      plus 3 waits of at most 30 s each (the
+                                      back-off alone: 1.75 s in all); with the
+                                      defaults 60-62 s, and 150 s when a server
+                                      asks for the longest Retry-After. */
     /* Since 0.2.0: */
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
@@ -319,7 +366,13 @@ typedef struct lazyimg_config {
                                       server starts in one round; 0 = default;
                                       at most max_concurrent_downloads. HTTP/2
                                       servers (https) carry every download to
-                                      them on one connection, as streams. */
+                                      them on one connection, as streams.
+                                      Since 0.4.0 also the downloads to one host
+                                      at once, HTTP/2 or not: the host's other
+                                      rows wait without taking a download slot,
+                                      so a host that accepts and never answers
+                                      holds at most this many of the
+                                      max_concurrent_downloads. */
     int32_t allow_file_urls;       /* 0 (default): file:// URLs are refused with
                                       LAZYIMG_E_BAD_URL, so a feed cannot read
                                       the host's disk. 1: they load, regular
@@ -348,18 +401,31 @@ typedef struct lazyimg_config {
     const char *ca_file;           /* copied; a PEM file of the certificate
                                       authorities to trust instead of the
                                       system's (for a private CA); NULL (default)
-                                      = the system's. Must be readable at create,
-                                      else INVALID_ARGUMENT. The certificate and
-                                      host name are always verified: no option
-                                      turns that off. */
-    uint64_t decode_queue_bytes;   /* memory budget for downloaded files waiting
-                                      for (or in) a decode: no download starts
-                                      while more than this waits, except when
-                                      nothing waits (so one file larger than the
-                                      budget still loads). Downloads already
-                                      running may overshoot it by up to
-                                      max_concurrent_downloads files. Default
-                                      64 MiB; 0 = default */
+                                      = the system's. Since 0.4.0 read once, at
+                                      create: a regular file of at most 4 MiB
+                                      holding at least one PEM certificate, else
+                                      INVALID_ARGUMENT (lazyimg_create_error says
+                                      why: a FIFO, a directory, no certificate);
+                                      nothing opens it later, and the system's
+                                      CA directory is not added to it. The
+                                      certificate and host name are always
+                                      verified: no option turns that off. */
+    uint64_t decode_queue_bytes;   /* memory budget for downloaded bytes: the
+                                      bodies of running downloads and the files
+                                      waiting for (or in) a decode, together.
+                                      Since 0.4.0 a download whose body would
+                                      grow past it pauses (the time it waits is
+                                      not counted in timeout_ms) until decodes or
+                                      other downloads give bytes back, and no
+                                      download starts while it is spent (0.3:
+                                      running downloads could overshoot it by up
+                                      to max_concurrent_downloads files). One
+                                      download at a time may run past it, so a
+                                      file larger than the budget still loads:
+                                      downloads hold at most this plus 1.5 x
+                                      max_response_bytes (one body, and its old
+                                      storage while it grows). Default 64 MiB;
+                                      0 = default */
     const char *disk_cache_dir;    /* copied; NULL (default) = no disk cache. A
                                       directory for the original files and the
                                       thumbnails of each box used, kept across runs
@@ -412,6 +478,13 @@ void lazyimg_config_init(lazyimg_config *cfg);
  * NETWORK (libcurl could not be initialised). */
 lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader **out);
 
+/* Since 0.4.0: why the calling thread's last lazyimg_loader_create or
+ * lazyimg_session_create failed, in English, naming the field ("ca_file
+ * /etc/x is a FIFO, not a file"); "" when it succeeded or its status says all
+ * there is (so far only ca_file has more to say). Thread-local storage, never
+ * NULL, valid until this thread's next create. */
+const char *lazyimg_create_error(void);
+
 /* Destroys a loader. NULL is accepted (returns OK). Cancels all work; every
  * outstanding ticket gets its event (CANCELLED unless it already finished)
  * before this returns: on the calling thread in HOST delivery, on the
@@ -433,10 +506,11 @@ lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
  * copied byte for byte; a NULL entry is a row without an image. URLs are
  * bytes: two URLs are the same image only when their bytes are equal (no
  * Unicode normalisation, no repair of bytes that are not UTF-8), and libcurl
- * gets them exactly as given (it percent-encodes bytes past ASCII on the
- * wire). urls may be NULL when count is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
- * is kept. Since 0.4.0: the new rows have no placeholders
- * (lazyimg_set_placeholders). Errors: INVALID_ARGUMENT, SHUTDOWN. */
+ * gets them as given; on the wire bytes past ASCII are %xx, in the path by
+ * libcurl, in the query by this library (Since 0.4.0: the query's went raw).
+ * urls may be NULL when count is 0. Outstanding tickets of the old list end
+ * CANCELLED; the memory cache is kept. Since 0.4.0: the new rows have no
+ * placeholders (lazyimg_set_placeholders). Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 
 /* Appends `count` rows (the next page) after the current ones; copied as in

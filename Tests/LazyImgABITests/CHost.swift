@@ -91,6 +91,19 @@ final class CHost: @unchecked Sendable {
         }
     }
 
+    /// Dispatches until `count` events have arrived or `milliseconds` passed; whether
+    /// they all came. For tests that time how long an event takes.
+    func dispatch(until count: Int, withinMilliseconds milliseconds: Int) -> Bool {
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + Int64(milliseconds)
+        while events.count < count {
+            let left = deadline - clock.nowMilliseconds
+            guard left > 0, lazyimg_wait(loader, Int32(left)) == LAZYIMG_OK else { return events.count >= count }
+            _ = lazyimg_dispatch(loader, 0)
+        }
+        return true
+    }
+
     func stats() -> lazyimg_stats {
         var stats = lazyimg_stats()
         stats.struct_size = UInt32(MemoryLayout<lazyimg_stats>.size)

@@ -79,6 +79,17 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(host.events.first?.status, LAZYIMG_E_TOO_LARGE)
     }
 
+    func testMaxResponseBytesHoldsAtTheExactEdge() throws {
+        server.serve("/edge", body: [UInt8](repeating: 7, count: 1000), framing: .chunked)
+        server.serve("/past", body: [UInt8](repeating: 7, count: 1001), framing: .chunked)
+        let host = try CHost { $0.max_response_bytes = 1000 }
+        _ = fetch(host, "/edge")
+        _ = fetch(host, "/past")
+        host.dispatch(until: 2)
+        XCTAssertEqual(host.events.map(\.status), [LAZYIMG_OK, LAZYIMG_E_TOO_LARGE])
+        XCTAssertEqual(host.events.first?.data.count, 1000)
+    }
+
     func testTimeoutAppliesToFetches() throws {
         server.serveGated("/stuck", body: [1])
         defer { server.release("/stuck") }

@@ -48,6 +48,11 @@ public final class HTTPTestServer: @unchecked Sendable {
         /// When set, the body depends on this request header's value; a value not
         /// listed (or none) gets 403.
         var bodiesByHeader: (name: String, bodies: [String: [UInt8]])? = nil
+        /// When set, these bytes are the whole response, as they are, and the
+        /// connection closes after them: for replies that are not HTTP/1.1.
+        var raw: [UInt8]? = nil
+        /// When set, the body goes out one byte per this many milliseconds.
+        var trickleMilliseconds: Int? = nil
     }
 
     public let port: Int
@@ -152,9 +157,23 @@ public final class HTTPTestServer: @unchecked Sendable {
                              framing: .contentLength, hold: .none, stallAfter: sentBytes))
     }
 
-    public func redirect(_ path: String, to location: String, status: Int = 302) {
-        addRoute(path, Route(status: status, headers: ["Location: \(location)"], body: [],
-                             framing: .contentLength, hold: .none))
+    /// Announces `body` and sends it one byte every `intervalMilliseconds`: a slowloris
+    /// server, never silent for long, never done in time.
+    public func serveTrickling(_ path: String, body: [UInt8], intervalMilliseconds: Int) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"], body: body,
+                             framing: .contentLength, hold: .none, trickleMilliseconds: intervalMilliseconds))
+    }
+
+    /// Sends exactly `bytes` (status line, headers and body as given, or anything
+    /// else), then closes the connection.
+    public func serveRaw(_ path: String, _ bytes: [UInt8]) {
+        addRoute(path, Route(status: 0, headers: [], body: [], framing: .untilClose, hold: .none, raw: bytes))
+    }
+
+    /// Answers with a redirect to `location`, after `delayMilliseconds` when given.
+    public func redirect(_ path: String, to location: String, status: Int = 302, delayMilliseconds: Int? = nil) {
+        addRoute(path, Route(status: status, headers: ["Location: \(location)"], body: [], framing: .contentLength,
+                             hold: delayMilliseconds.map { .delay(milliseconds: $0) } ?? .none))
     }
 
     /// Lets held responses on `path` go, now and for later requests.
@@ -332,6 +351,10 @@ public final class HTTPTestServer: @unchecked Sendable {
             let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(notFound.count)\r\n\r\n"
             return send(connection, Array(head.utf8) + notFound) && request.wantsKeepAlive
         }
+        if let raw = route.raw {
+            _ = send(connection, raw)
+            return false
+        }
         switch route.hold {
         case .none:
             break
@@ -381,6 +404,16 @@ public final class HTTPTestServer: @unchecked Sendable {
             wire += Array("0\r\n\r\n".utf8)
         } else {
             wire += route.body
+        }
+        if let interval = route.trickleMilliseconds {
+            var sent = head.utf8.count
+            guard send(connection, Array(wire[..<sent])) else { return false }
+            while sent < wire.count {
+                guard hold(connection, path: request.path, milliseconds: interval),
+                      send(connection, [wire[sent]]) else { return false }
+                sent += 1
+            }
+            return keepAlive
         }
         if let stallAfter = route.stallAfter {
             let split = min(wire.count, head.utf8.count + stallAfter)

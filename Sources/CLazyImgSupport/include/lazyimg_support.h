@@ -1,6 +1,7 @@
 #ifndef LAZYIMG_SUPPORT_H
 #define LAZYIMG_SUPPORT_H
-/* The few system calls Swift's Glibc module does not import. */
+/* The few system calls Swift's Glibc module does not import, and a thread-local
+ * Swift cannot declare. */
 
 #include <pthread.h>
 
@@ -25,5 +26,10 @@ int lazyimg_thread_lower_priority(int steps);
 
 /* Returns the free memory of every malloc arena to the system (glibc malloc_trim). */
 void lazyimg_release_free_memory(void);
+
+/* The calling thread's reason for its last failed create (copied, at most 511
+ * bytes; NULL clears it), and that text (never NULL). */
+void lazyimg_create_error_set(const char *text);
+const char *lazyimg_create_error_get(void);
 
 #endif

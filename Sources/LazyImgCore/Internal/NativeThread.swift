@@ -67,6 +67,14 @@ public final class NativeThread: @unchecked Sendable {
         }
     }
 
+    /// Lets the thread run on unwaited for: its resources go when it returns. For work
+    /// that may block for good (a name lookup), which nobody may wait on.
+    public func detach() {
+        guard !joined else { return }
+        joined = true
+        pthread_detach(handle)
+    }
+
     /// Whether the caller is running on this thread.
     public var isCurrent: Bool {
         pthread_equal(pthread_self(), handle) != 0

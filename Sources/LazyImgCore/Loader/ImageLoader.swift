@@ -31,6 +31,8 @@ public final class ImageLoader: Sendable {
     let transferCompletion: @Sendable (TransferID, DataResponse) -> Void
     /// The view a list at rest set last, for the host's unchanged repeats of it.
     let restingView = RestingView()
+    /// What running downloads and files waiting to decode may hold together.
+    let downloadBudget: DownloadBudget
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
@@ -85,6 +87,7 @@ public final class ImageLoader: Sendable {
         transferCompletion = { id, response in owner.loader?.transferDidComplete(id, response) }
         self.jitter = jitter
         self.configuration = configuration
+        downloadBudget = DownloadBudget(limit: configuration.decodeQueueBytes)
         self.transport = network
         self.decodePool = decodePool
         self.delivery = delivery

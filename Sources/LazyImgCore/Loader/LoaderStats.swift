@@ -36,3 +36,12 @@ public struct LoaderStats: Sendable, Equatable {
 
     public init() {}
 }
+
+extension UInt64 {
+    /// `self + count` without trapping, for counters of bytes that came from outside;
+    /// a negative count adds nothing.
+    func addingClamped(_ count: Int) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(UInt64(clamping: count))
+        return overflow ? .max : sum
+    }
+}

@@ -13,17 +13,27 @@ final class CurlCommandQueue: Sendable {
         let completion: @Sendable (TransferID, DataResponse) -> Void
     }
 
+    /// A `HostResolver`'s answer for a name the network thread asked it for.
+    struct NameAnswer: Sendable {
+        let name: String
+        /// nil: the name does not resolve.
+        let addresses: [String]?
+    }
+
     /// Everything queued since the network thread last looked.
     struct Batch {
         var starts: [Start] = []
         var cancels: Set<TransferID> = []
+        var answers: [NameAnswer] = []
+        /// A download budget got bytes back: paused transfers may go on.
+        var hasRoom = false
         var isStopping = false
 
         /// Nothing queued since the last `take`. Only the first command of a batch
         /// wakes the network thread (a write to libcurl's wake-up socket, a syscall
         /// the host thread paid per start and cancel): a wake-up stays pending until
         /// curl_multi_poll sees it, and the thread takes the whole batch when it wakes.
-        var isEmpty: Bool { starts.isEmpty && cancels.isEmpty }
+        var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && answers.isEmpty && !hasRoom }
     }
 
     // @unchecked for the raw multi pointer: through it, other threads only ever call
@@ -60,6 +70,24 @@ final class CurlCommandQueue: Sendable {
         }
     }
 
+    /// From a lookup thread; dropped after a stop.
+    func enqueueAnswer(_ answer: NameAnswer) {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            if state.pending.isEmpty { curl_multi_wakeup(multi) }
+            state.pending.answers.append(answer)
+        }
+    }
+
+    /// From any thread, when a download budget got bytes back; dropped after a stop.
+    func enqueueRoom() {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            if state.pending.isEmpty { curl_multi_wakeup(multi) }
+            state.pending.hasRoom = true
+        }
+    }
+
     /// Asks the network thread to stop. Safe to call any number of times.
     func requestStop() {
         state.withLock { state in
@@ -77,6 +105,8 @@ final class CurlCommandQueue: Sendable {
             swap(&batch.starts, &state.spareStarts)
             swap(&batch.starts, &state.pending.starts)
             swap(&batch.cancels, &state.pending.cancels)
+            swap(&batch.answers, &state.pending.answers)
+            swap(&batch.hasRoom, &state.pending.hasRoom)
             return batch
         }
     }

@@ -3,8 +3,9 @@ import CCurl
 /// The default `DataLoading`: libcurl's multi interface on one network thread.
 ///
 /// That thread owns the multi handle and every easy handle; `start` and `cancel` only
-/// queue a command and wake it. Keep-alive connections (and DNS answers) live in the
-/// multi handle's cache, so consecutive images from one host share a connection.
+/// queue a command and wake it. Keep-alive connections live in the multi handle's
+/// cache, so consecutive images from one host share a connection; host names are
+/// looked up off that thread (`HostResolver`) and their answers kept a minute.
 /// Completions run on the network thread with no lock held; they may call `start`
 /// and `cancel`, and should hand heavy work (decoding) to another thread.
 public final class CurlDataLoader: DataLoading {
@@ -16,6 +17,10 @@ public final class CurlDataLoader: DataLoading {
     /// Progress of the transfers running on the network thread, which adds and
     /// removes them; `cancel` also removes its transfer's at once.
     private let counters: Locked<[TransferID: TransferCounters]>
+
+    /// Host names looked up at once, off the network thread (`HostResolver`): the most
+    /// lookup threads that names which never resolve can hold.
+    public static let maxLookups = 8
 
     /// `maxConcurrentTransfers` caps libcurl's connections in total, `maxHostConnections`
     /// those to any one host (nil = the total). Transfers past a cap wait inside libcurl
@@ -35,7 +40,8 @@ public final class CurlDataLoader: DataLoading {
 
         let commands = CurlCommandQueue(multi: multi)
         let counters = Locked<[TransferID: TransferCounters]>([:])
-        let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters)
+        let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters,
+                                    maxLookups: Self.maxLookups)
         guard let thread = NativeThread(name: "lazyimg-net", { loop.run() }) else {
             curl_multi_cleanup(multi)
             return nil

@@ -13,10 +13,14 @@ extension CurlTransfer {
         var redirects = 0
         /// Body bytes of earlier hops (redirect pages), for bytes_downloaded.
         var earlierBytes = 0
+        /// When the transfer times out (monotonic milliseconds), nil for never: every
+        /// hop and its name lookup share one `timeoutMilliseconds`.
+        var deadline: Int64?
 
-        init(_ request: DataRequest) {
+        init(_ request: DataRequest, startingAt now: Int64) {
             self.request = request
             firstURL = request.url
+            deadline = request.timeoutMilliseconds > 0 ? now.addingClamped(Int64(request.timeoutMilliseconds)) : nil
         }
     }
 
@@ -37,12 +41,12 @@ extension CurlTransfer {
             return .finished(response(finishedWith: code))
         }
         let status = lastHTTPStatus
-        let bytes = hop.earlierBytes + bytesReceived
+        let bytes = hop.earlierBytes.addingClamped(bytesReceived)
         func refuse(_ error: LoaderError) -> Outcome {
             .finished(DataResponse(result: .failure(error), httpStatus: status, bytesReceived: bytes))
         }
-        // A redirect loop is a broken route to the image, not an HTTP error answer.
-        guard hop.redirects < Self.maxRedirects else { return refuse(.network) }
+        // A loop or a chain too long is the server's doing, and would end the same again.
+        guard hop.redirects < Self.maxRedirects else { return refuse(.protocolViolation(.tooManyRedirects)) }
         let fromHTTPS = Origin(hop.request.url)?.scheme == "https"
         guard let scheme = Origin(location)?.scheme, scheme == "https" || (scheme == "http" && !fromHTTPS) else {
             // Never onto the local disk or another protocol, never down to plain http.
@@ -52,6 +56,7 @@ extension CurlTransfer {
         next.request.url = location
         next.redirects += 1
         next.earlierBytes = bytes
+        next.deadline = deadline
         return .redirect(next)
     }
 

@@ -1,7 +1,8 @@
 /// One fetch of a URL's bytes.
 public struct DataRequest: Sendable {
     public var url: ImageURL
-    /// Whole-transfer limit; 0 = none.
+    /// Whole-transfer limit (name lookup and redirect hops included, time paused for
+    /// `memoryBudget` not); 0 = none.
     public var timeoutMilliseconds: Int
     /// The body may not be larger; the transfer stops with `.tooLarge` once it is.
     /// 0 = none.
@@ -15,6 +16,9 @@ public struct DataRequest: Sendable {
     public var validators: [String] = []
     /// Proxy, trusted authorities and the origins the headers may go to.
     public var policy: NetworkPolicy
+    /// The memory the body may take, shared with the loader's decode queue; nil =
+    /// within `maxResponseBytes` only. Not part of what makes two requests the same.
+    public var memoryBudget: DownloadBudget?
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {

@@ -34,6 +34,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "lazyimg_version_string": (ctypes.c_char_p, []),
     "lazyimg_version_number": (ctypes.c_uint32, []),
     "lazyimg_strerror": (ctypes.c_char_p, [_status]),
+    "lazyimg_create_error": (ctypes.c_char_p, []),
     "lazyimg_config_init": (None, [CONFIG_P]),
     "lazyimg_loader_create": (_status, [CONFIG_P, ctypes.POINTER(_loader)]),
     "lazyimg_loader_destroy": (_status, [_loader]),

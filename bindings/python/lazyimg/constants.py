@@ -58,6 +58,7 @@ class Status(_Open):
     # Since 0.3.0:
     E_TLS = -15
     # Since 0.4.0:
+    E_PROTOCOL = -16
     E_BAD_PLACEHOLDER = -17
 
 
