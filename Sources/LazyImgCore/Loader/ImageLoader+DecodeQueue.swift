@@ -28,7 +28,7 @@ extension ImageLoader {
         let file = QueuedFile(bytes)
         s.jobs[key]?.phase = .decoding
         downloadBudget.queue(bytes.count)
-        let submitted = decodePool.submit(priority: job.rank(in: s.window)) { [weak self] decoder in
+        let submitted = workers.submit(priority: job.rank(in: s.window)) { [weak self] decoder in
             guard let self else { return }
             guard state.withLock({ s in _claimDecode(job.id, key, byteCount: file.count, in: &s) }) else {
                 return file.drop()

@@ -40,7 +40,7 @@ extension ImageLoader {
     func _startDiskRead(_ key: CacheKey, in s: inout LoaderState) {
         guard let diskCache, let job = s.jobs[key] else { return }
         s.jobs[key]?.phase = .readingDisk
-        let submitted = decodePool.submit(priority: job.rank(in: s.window)) { [weak self] decoder in
+        let submitted = workers.submit(priority: job.rank(in: s.window)) { [weak self] decoder in
             guard let self else { return }
             let found = lookUpOnDisk(diskCache, key, decoder: decoder)
             state.withLock { s in _diskReadDidFinish(job.id, key, found, in: &s) }

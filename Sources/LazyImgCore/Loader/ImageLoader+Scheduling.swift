@@ -238,7 +238,7 @@ extension ImageLoader {
             // Another loader of the session downloaded it a moment ago: its response,
             // handed on like a completion, off this thread and this lock.
             let completion = transferCompletion
-            decodePool.submit(priority: Int.min) { _ in completion(id, reused) }
+            workers.submit(priority: Int.min) { _ in completion(id, reused) }
         }
     }
 

@@ -18,7 +18,7 @@ public final class ImageLoader: Sendable {
     public let configuration: LoaderConfiguration
     let state: Locked<LoaderState>
     let transport: any DataLoading
-    let decodePool: DecodePool
+    let workers: WorkerPool
     let delivery: EventDelivery
     let clock: any Clock
     /// A number in 0..<1 for each retry's jitter; fixed in tests.
@@ -63,7 +63,7 @@ public final class ImageLoader: Sendable {
             diskCache = nil
         }
         guard let delivery = EventDelivery(mode: configuration.delivery, handler: onEvent) else { throw .io }
-        guard let decodePool = DecodePool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
+        guard let workers = WorkerPool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
             delivery.finish()
             throw .io
         }
@@ -72,13 +72,13 @@ public final class ImageLoader: Sendable {
                                             allowFileURLs: configuration.allowFileURLs)
                 }) ?? SchemeRoutingDataLoader(configuration: configuration)
         else {
-            decodePool.shutdown()
+            workers.shutdown()
             delivery.finish()
             throw .network
         }
         guard let retryTimer = WakeTimer(name: "lazyimg-retry") else {
             network.shutdown()
-            decodePool.shutdown()
+            workers.shutdown()
             delivery.finish()
             throw .io
         }
@@ -89,7 +89,7 @@ public final class ImageLoader: Sendable {
         self.configuration = configuration
         downloadBudget = DownloadBudget(limit: configuration.decodeQueueBytes)
         self.transport = network
-        self.decodePool = decodePool
+        self.workers = workers
         self.delivery = delivery
         self.clock = clock
         self.diskCache = diskCache
@@ -100,7 +100,7 @@ public final class ImageLoader: Sendable {
         joinSessionMemoryBudget()
         // Counting what the directory holds reads every shard: a worker's job, not
         // the creating thread's.
-        if let diskCache { decodePool.submit(priority: Int.max) { _ in diskCache.loadIndex() } }
+        if let diskCache { workers.submit(priority: Int.max) { _ in diskCache.loadIndex() } }
     }
 
     // MARK: The list
@@ -362,7 +362,7 @@ public final class ImageLoader: Sendable {
         guard first else { return }
         retryTimer.stop()
         transport.shutdown()
-        decodePool.shutdown()
+        workers.shutdown()
         delivery.finish()
     }
 }
