@@ -1,0 +1,68 @@
+#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_3 // the AddressSanitizer subset, and ThreadSanitizer group 3
+import LazyImgCore
+import TestSupport
+import XCTest
+
+/// Crafted files against the decoders (issue 17): what a few bytes can ask for is
+/// refused, or bounded, before anything is allocated; and what browsers skip is skipped.
+final class DecodingHostileFileTests: XCTestCase {
+    private let limits = DecodeLimits()
+
+    /// Decodes, expecting `.tooLarge`, and returns the decoder's reason.
+    private func refusal(_ bytes: [UInt8], limits: DecodeLimits = DecodeLimits(),
+                         file: StaticString = #filePath, line: UInt = #line) -> String {
+        let decoder = ImageDecoder()
+        do {
+            let image = try decoder.decode(bytes, target: TargetSize(width: 64, height: 64), limits: limits)
+            XCTFail("decoded \(image.width)x\(image.height)", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error, .tooLarge, file: file, line: line)
+        }
+        return decoder.lastFailureReason
+    }
+
+    // MARK: JPEG: coefficients and scans (items 10 and 14)
+
+    func testProgressiveJPEGWhoseCoefficientsExceedTheLimitIsRefusedSayingWhy() {
+        let crafted = settingJPEGFrameSize(makeJPEG(width: 16, height: 16, progressive: true), width: 7000, height: 7000)
+        XCTAssertEqual(refusal(crafted), "progressive JPEG of 7000x7000: needs 281.7 MiB to decode "
+                       + "(280.4 MiB of it coefficients), over the 64 MiB a decode may hold")
+        // 4:2:0 keeps half as much: 140.6 MiB for the same frame.
+        let subsampled = settingJPEGFrameSize(makeJPEG(width: 16, height: 16, quality: 80, progressive: true),
+                                              width: 7000, height: 7000)
+        XCTAssertTrue(refusal(subsampled).contains("(140.6 MiB of it coefficients)"), refusal(subsampled))
+    }
+
+    func testSequentialJPEGWithAScanPerComponentKeepsEveryCoefficientToo() {
+        // The first scan names one component of three: libjpeg then buffers the
+        // whole image's coefficients, as for a progressive file.
+        let baseline = makeJPEG(width: 256, height: 256)
+        guard let sos = baseline.indices.dropLast().first(where: { baseline[$0] == 0xFF && baseline[$0 + 1] == 0xDA })
+        else { return XCTFail("no SOS") }
+        // FF DA, length 8, one component (id 1, tables 0/0), Ss 0, Se 63, Ah/Al 0.
+        let oneComponentScan = Array(baseline[..<sos]) + [0xFF, 0xDA, 0, 8, 1, 1, 0x00, 0, 63, 0]
+            + Array(baseline[(sos + 2 + 12)...])
+        let small = DecodeLimits(maxWorkingBytes: 300_000)
+        XCTAssertTrue(refusal(oneComponentScan, limits: small).hasPrefix("multi-scan JPEG of 256x256: needs"))
+        XCTAssertNoThrow(try ImageDecoder().decode(baseline, target: .original, limits: small),
+                         "an interleaved scan decodes a row of blocks at a time")
+    }
+
+    func testScansThatWalkTheFrameTooOftenAreRefused() throws {
+        // 442 valid scans (every AC coefficient in 7 bit planes), each a few bytes
+        // walking all 65,536 blocks: 3.2 s of CPU at 500 scans before.
+        let scans = makeManyScanJPEG(width: 2048, height: 2048)
+        XCTAssertLessThan(scans.count, 20_000)
+        XCTAssertEqual(refusal(scans), "progressive JPEG whose 442 scans walk 28966912 blocks, "
+                       + "over the 1048576 its 2048x2048 frame allows")
+        // On a small frame the same scans are cheap, and decode.
+        let image = try ImageDecoder().decode(makeManyScanJPEG(width: 64, height: 64), target: .original, limits: limits)
+        XCTAssertEqual(Array(image.row(10)[0..<4]), [128, 128, 128, 255])
+    }
+
+    func testJPEGWith65500ScansIsRefusedBeforeDecoding() {
+        let scans = makeManyScanJPEG(width: 8, height: 8, repeats: 65_499)
+        XCTAssertEqual(refusal(scans), "JPEG with 65500 scans (at most 500 are decoded)")
+    }
+}
+#endif
