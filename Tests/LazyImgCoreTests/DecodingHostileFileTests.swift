@@ -64,5 +64,40 @@ final class DecodingHostileFileTests: XCTestCase {
         let scans = makeManyScanJPEG(width: 8, height: 8, repeats: 65_499)
         XCTAssertEqual(refusal(scans), "JPEG with 65500 scans (at most 500 are decoded)")
     }
+
+    // MARK: WebP animations (item 9)
+
+    func testAnimatedWebPFrameIsDrawnAtItsOffsetOnATransparentCanvas() throws {
+        let red = makeWebP(width: 20, height: 10, pattern: .solid(red: 255, green: 0, blue: 0))
+        let webp = makeAnimatedWebP(canvasWidth: 40, canvasHeight: 40, frames: [
+            WebPTestFrame(left: 10, top: 20, width: 20, height: 10, webp: red),
+            WebPTestFrame(left: 0, top: 0, width: 20, height: 10, webp: red),
+        ])
+        let image = try ImageDecoder().decode(webp, target: .original, limits: limits)
+        XCTAssertEqual([image.width, image.height], [40, 40])
+        XCTAssertTrue(image.isAnimated)
+        XCTAssertEqual(Array(image.row(25)[(15 * 4)..<(16 * 4)]), [255, 0, 0, 255], "inside the frame")
+        XCTAssertEqual(Array(image.row(25)[(5 * 4)..<(6 * 4)]), [0, 0, 0, 0], "left of it")
+        XCTAssertEqual(Array(image.row(5)[(15 * 4)..<(16 * 4)]), [0, 0, 0, 0], "above it: frame 2 is not drawn")
+        let thumb = try ImageDecoder().decode(webp, target: TargetSize(width: 4, height: 4), limits: limits)
+        XCTAssertEqual(Array(thumb.row(2)[(1 * 4)..<(2 * 4)]), [255, 0, 0, 255], "the frame's 10 x 10 cell")
+        XCTAssertEqual(thumb.row(0)[3], 0)
+    }
+
+    func testAnimatedWebPFrameOutsideItsCanvasIsCorrupt() {
+        let frame = makeWebP(width: 8, height: 8)
+        let outside = makeAnimatedWebP(canvasWidth: 10, canvasHeight: 10,
+                                       frames: [WebPTestFrame(left: 4, top: 0, width: 8, height: 8, webp: frame)])
+        DecodingTestHelpers.assertDecodeThrows(.decode, outside)
+        let mismatched = makeAnimatedWebP(canvasWidth: 10, canvasHeight: 10,
+                                          frames: [WebPTestFrame(left: 0, top: 0, width: 6, height: 6, webp: frame)])
+        DecodingTestHelpers.assertDecodeThrows(.decode, mismatched, "the bitstream is 8 x 8, the frame header 6 x 6")
+    }
+
+    func testWebPThatNeedsMoreThanTheLimitIsRefusedSayingWhy() {
+        let webp = makeSolidLosslessWebP(width: 5000, height: 5000, rgba: [1, 2, 3, 4])
+        XCTAssertEqual(refusal(webp), "lossless WebP of 5000x5000: needs 96.2 MiB to decode, "
+                       + "over the 64 MiB a decode may hold")
+    }
 }
 #endif
