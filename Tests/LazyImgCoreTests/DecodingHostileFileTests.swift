@@ -65,6 +65,58 @@ final class DecodingHostileFileTests: XCTestCase {
         XCTAssertEqual(refusal(scans), "JPEG with 65500 scans (at most 500 are decoded)")
     }
 
+    // MARK: PNG: chunks (item 14, held bombs)
+
+    func testAncillaryChunksOver4MiBAreSkipped() throws {
+        let png = makePNG(width: 32, height: 32, pattern: .solid(red: 9, green: 99, blue: 199))
+        // An ICC profile inflating to 5 MiB, and a 5 MiB EXIF block: both refused as
+        // corrupt before (libspng's 4 MiB chunk limit).
+        let iccp = Array("big profile".utf8) + [0, 0] + zlibBomb(inflatingTo: 5 << 20)
+        let exif = Array("MM".utf8) + [0, 42, 0, 0, 0, 8] + [UInt8](repeating: 0, count: 5 << 20)
+        for (type, data) in [("iCCP", iccp), ("eXIf", exif)] {
+            let image = try ImageDecoder().decode(insertingPNGChunk(type, data, into: png), target: .original,
+                                                  limits: limits)
+            XCTAssertEqual([image.width, image.height], [32, 32], type)
+            XCTAssertEqual(Array(image.row(5)[0..<4]), [9, 99, 199, 255], type)
+        }
+    }
+
+    func testZlibBombsInICCPAndZTXtAreNeverInflated() throws {
+        let png = makePNG(width: 16, height: 16)
+        let bomb = zlibBomb(inflatingTo: 64 << 20)
+        XCTAssertLessThan(bomb.count, 512 << 10)
+        for (type, data) in [("iCCP", Array("p".utf8) + [0, 0] + bomb), ("zTXt", Array("Comment".utf8) + [0, 0] + bomb)] {
+            let measured = try ProcessResources.measurePeakGrowth {
+                try ImageDecoder().decode(insertingPNGChunk(type, data, into: png), target: .original, limits: limits)
+            }
+            XCTAssertEqual(measured.result.width, 16, type)
+            #if !LAZYIMG_ASAN_SUBSET  // AddressSanitizer's quarantine and shadow memory count too
+            if let growth = measured.growth, !ProcessResources.underThreadSanitizer {
+                XCTAssertLessThan(growth, 4 << 20, "\(type): the 64 MiB were inflated")
+            }
+            #endif
+        }
+    }
+
+    func testChunksDeclaringGigabytesAreRefused() {
+        let png = makePNG(width: 8, height: 8)
+        for (type, length) in [("IDAT", UInt32(3) << 30), ("tEXt", UInt32.max), ("tEXt", UInt32(Int32.max)),
+                               ("iCCP", UInt32(2) << 30), ("IDAT", UInt32(Int32.max))] {
+            DecodingTestHelpers.assertDecodeThrows(.decode, insertingPNGChunkHeader(type, declaring: length, into: png),
+                                                   "\(type) of \(length) bytes")
+        }
+    }
+
+    func testPNGRowsWiderThanTheLimitAreRefusedSayingWhy() {
+        // 48 bytes a pixel of row buffers: a 1 x 2,000,000 header asks for 91.6 MiB.
+        var png = makePNG(width: 8, height: 8)
+        png.replaceSubrange(16..<20, with: [0x00, 0x1E, 0x84, 0x80])  // width 2,000,000
+        png.replaceSubrange(20..<24, with: [0, 0, 0, 1])
+        let crc = pngCRC(png[12..<29])
+        png.replaceSubrange(29..<33, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> $0) })
+        XCTAssertEqual(refusal(png), "PNG of 2000000x1: needs 91.6 MiB to decode, over the 64 MiB a decode may hold")
+    }
+
     // MARK: WebP animations (item 9)
 
     func testAnimatedWebPFrameIsDrawnAtItsOffsetOnATransparentCanvas() throws {
