@@ -117,6 +117,25 @@ final class DecodingHostileFileTests: XCTestCase {
         XCTAssertEqual(refusal(png), "PNG of 2000000x1: needs 91.6 MiB to decode, over the 64 MiB a decode may hold")
     }
 
+    // MARK: GIF (held bombs)
+
+    func testGIFWithTenThousandFramesDecodesItsFirstOnly() throws {
+        let frames = (0..<10_000).map { index in
+            GIFTestFrame(width: 4, height: 4, indices: [UInt8](repeating: UInt8(index % 2), count: 16))
+        }
+        let gif = makeGIF(screenWidth: 4, screenHeight: 4, palette: [[250, 0, 0], [0, 0, 250]], frames: frames)
+        let image = try ImageDecoder().decode(gif, target: .original, limits: limits)
+        XCTAssertTrue(image.isAnimated)
+        XCTAssertEqual(Array(image.row(0)[0..<4]), [250, 0, 0, 255], "frame 1")
+    }
+
+    func testInterlacedGIFFrameOverTheLimitIsRefused() {
+        let gif = makeGIF(screenWidth: 600, screenHeight: 600, palette: [[1, 2, 3]],
+                          frames: [GIFTestFrame(width: 600, height: 600, indices: [UInt8](repeating: 0, count: 360_000),
+                                                interlaced: true)])
+        XCTAssertTrue(refusal(gif, limits: DecodeLimits(maxWorkingBytes: 300_000)).hasPrefix("GIF of 600x600: needs"))
+    }
+
     // MARK: WebP animations (item 9)
 
     func testAnimatedWebPFrameIsDrawnAtItsOffsetOnATransparentCanvas() throws {
