@@ -578,7 +578,12 @@ lazyimg_status lazyimg_fetch(lazyimg_loader *loader, const char *url, uint64_t *
 
 /* Adds a reference; returns `image` (NULL passes through). */
 lazyimg_image *lazyimg_image_retain(lazyimg_image *image);
-/* Drops a reference; NULL is accepted. */
+/* Drops a reference; NULL is accepted. Releasing a reference you do not hold
+ * (the same one twice, or one of an image already freed) is undefined
+ * behaviour, as free() twice is: the library does not detect it. Telling a
+ * live image from a freed one would cost every retain and release a lookup in
+ * a registry of live images, and would still be fooled once the freed
+ * address holds a new image. */
 void lazyimg_image_release(lazyimg_image *image);
 /* Size in pixels after downsampling; 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_width(const lazyimg_image *image);
@@ -768,7 +773,10 @@ lazyimg_status lazyimg_session_create(const lazyimg_config *cfg, lazyimg_session
 
 /* Drops the caller's reference; NULL is accepted. Loaders made with the session
  * keep theirs: the network thread stops when the last of them is destroyed, so
- * this may be called right after the loaders are created. */
+ * this may be called right after the loaders are created. Destroying a session
+ * a second time is undefined behaviour (it drops a reference the caller no
+ * longer holds, and may free the session under its loaders), as
+ * sqlite3_close on a closed connection is: the library does not detect it. */
 void lazyimg_session_destroy(lazyimg_session *session);
 
 #ifdef __cplusplus

@@ -21,6 +21,14 @@ final class DecodingHostileFileTests: XCTestCase {
         return decoder.lastFailureReason
     }
 
+    func testImageSizesWhoseBytesOverflowAreRefused() {
+        // 2^62 pixels a row: 4 bytes each wrapped to a zero-byte buffer before.
+        XCTAssertNil(DecodedImage(width: 1 << 62, height: 1, sourceWidth: 1, sourceHeight: 1))
+        XCTAssertNil(DecodedImage(width: Int.max / 2, height: 1, sourceWidth: 1, sourceHeight: 1))
+        XCTAssertNil(DecodedImage(width: 1 << 20, height: 1 << 20, sourceWidth: 1, sourceHeight: 1))
+        XCTAssertNotNil(DecodedImage(width: 64, height: 64, sourceWidth: 64, sourceHeight: 64))
+    }
+
     // MARK: JPEG: coefficients and scans (items 10 and 14)
 
     func testProgressiveJPEGWhoseCoefficientsExceedTheLimitIsRefusedSayingWhy() {
