@@ -606,6 +606,18 @@ uint32_t lazyimg_image_source_height(const lazyimg_image *image);
 /* 1 when the file holds more frames (animated GIF or WebP; the pixels are the
  * first frame), else 0. Encoded images are not examined: always 0. */
 int lazyimg_image_is_animated(const lazyimg_image *image);
+/* Since 0.4.0: 1 when the file was damaged and is shown as browsers show it,
+ * else 0 (also for NULL and for encoded images, which are not examined):
+ * a JPEG that libjpeg decoded with warnings (bytes where a marker should
+ * be, a corrupt or cut-off scan, a missing Huffman table of a motion-JPEG
+ * frame); a baseline JPEG cut short, whose missing rows are transparent; a
+ * PNG with a bad CRC in a chunk the pixels do not need. The image is the
+ * final one for its URL and box, cached as any other: the bytes are all the
+ * server sent (a transfer cut off mid-body fails as NETWORK and is never
+ * decoded), so fetching again would bring the same damage. Files with
+ * damage that is not safe to show (a critical PNG chunk, a JPEG error that
+ * stops libjpeg) still fail with DECODE. */
+int lazyimg_image_is_damaged(const lazyimg_image *image);
 /* LAZYIMG_OUTPUT_ENCODED loaders: borrowed pointer to the file's bytes, valid
  * while a reference is held, and their count in *out_size (may be NULL).
  * NULL (and *out_size 0) for NULL and for decoded images. */

@@ -73,6 +73,16 @@ final class DecodingHostileFileTests: XCTestCase {
         XCTAssertEqual(refusal(scans), "JPEG with 65500 scans (at most 500 are decoded)")
     }
 
+    func testFrameHeaderBehindJunkBytesIsStillCounted() {
+        // libjpeg skips junk between segments to the next marker (with a warning), so
+        // the cost is read past it too.
+        let crafted = settingJPEGFrameSize(makeJPEG(width: 16, height: 16, progressive: true), width: 7000, height: 7000)
+        guard let dqt = crafted.indices.dropLast().first(where: { crafted[$0] == 0xFF && crafted[$0 + 1] == 0xDB })
+        else { return XCTFail("no DQT") }
+        let junk = Array(crafted[..<dqt]) + [0x12, 0x34, 0xFF, 0x00, 0x56] + Array(crafted[dqt...])
+        XCTAssertTrue(refusal(junk).hasPrefix("progressive JPEG of 7000x7000"))
+    }
+
     // MARK: PNG: chunks (item 14, held bombs)
 
     func testAncillaryChunksOver4MiBAreSkipped() throws {

@@ -20,6 +20,12 @@ public final class DecodedImage: Sendable {
     /// the pixels are always the first frame. Written only by the decoder that made
     /// the image (GIF learns it after drawing the frame), before it is shared.
     nonisolated(unsafe) public internal(set) var isAnimated: Bool
+    /// Whether the file was damaged and shown as a browser shows it: a JPEG that
+    /// libjpeg decoded with warnings (bytes where a marker should be, a cut-off or
+    /// corrupt scan; a cut-off baseline file's missing rows are transparent), a PNG
+    /// with a bad CRC in a chunk the pixels do not need. Written only by the decoder
+    /// that made the image (or the disk cache reading it back), before it is shared.
+    nonisolated(unsafe) public internal(set) var isDamaged = false
     /// The pixels, or an encoded image's file bytes. Written only by whoever made the
     /// image, before it is shared.
     nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer

@@ -28,7 +28,10 @@ public final class PNGDecoder: ImageDecoding {
                 try check(spng_set_png_stream(context, { _, user, destination, count in
                     PNGChunkFilter.read(user, destination, count)
                 }, filter))
-                return try decode(context, options: options, limits: limits)
+                let image = try decode(context, options: options, limits: limits)
+                // A bad CRC in a chunk left out: the image is whole, the file damaged.
+                image.isDamaged = filter.pointee.damagedChunks > 0
+                return image
             }
         }
     }

@@ -41,6 +41,8 @@ class Image:
     source_width = property(lambda self: lib.lazyimg_image_source_width(self._pointer))
     source_height = property(lambda self: lib.lazyimg_image_source_height(self._pointer))
     is_animated = property(lambda self: bool(lib.lazyimg_image_is_animated(self._pointer)))
+    # A damaged file shown as browsers show it (lazyimg_image_is_damaged).
+    is_damaged = property(lambda self: bool(lib.lazyimg_image_is_damaged(self._pointer)))
     pixel_format = property(lambda self: known(PixelFormat, lib.lazyimg_image_pixel_format(self._pointer)))
     codec = property(lambda self: known(Codec, lib.lazyimg_image_codec(self._pointer)))
     is_encoded = property(lambda self: self.codec != Codec.UNKNOWN)
