@@ -29,6 +29,22 @@ final class DecodingHostileFileTests: XCTestCase {
         XCTAssertNotNil(DecodedImage(width: 64, height: 64, sourceWidth: 64, sourceHeight: 64))
     }
 
+    func testAFillCropCountsTheShrunkImageItCutsFrom() throws {
+        // 16 x 40,000 filling a 16 x 16 box shrinks to 16 x 40,000 before the crop
+        // (2.4 MiB): the file's aspect ratio, not the box, sizes that buffer.
+        let small = DecodeLimits(maxWorkingBytes: 1 << 20)
+        let fill = DecodeOptions(target: TargetSize(width: 16, height: 16), fit: .fill)
+        let fit = DecodeOptions(target: TargetSize(width: 16, height: 16))
+        for file in [makeFlatPNG(width: 16, height: 40_000, colorType: .gray), makeFlatJPEG(width: 16, height: 40_000, layout: .gray)] {
+            let decoder = ImageDecoder()
+            XCTAssertThrowsError(try decoder.decode(file, options: fill, limits: small)) { error in
+                XCTAssertEqual(error as? LoaderError, .tooLarge)
+            }
+            XCTAssertTrue(decoder.lastFailureReason.contains("of 16x40000: needs 2."), decoder.lastFailureReason)
+            XCTAssertEqual(try decoder.decode(file, options: fit, limits: small).height, 16, "fitted, nothing is cut")
+        }
+    }
+
     // MARK: JPEG: coefficients and scans (items 10 and 14)
 
     func testProgressiveJPEGWhoseCoefficientsExceedTheLimitIsRefusedSayingWhy() {

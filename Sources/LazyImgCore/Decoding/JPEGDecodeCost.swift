@@ -92,9 +92,9 @@ struct JPEGDecodeCost {
         max(Self.minVisitAllowance, blocks.multipliedSaturating(by: Self.maxVisitsPerBlock))
     }
 
-    /// Why the file is beyond `maxWorkingBytes` or the scan bounds, or nil. `rowBytes`
-    /// is what the decode holds per row besides the coefficients.
-    func refusal(maxWorkingBytes: Int, rowBytes: Int) -> String? {
+    /// Why the file is beyond the working-memory limit or the scan bounds, or nil.
+    /// `otherBytes` is what the decode holds besides the coefficients.
+    func refusal(_ limits: DecodeLimits, otherBytes: Int) -> String? {
         if scans > Self.maxScans {
             return "JPEG with \(scans) scans (at most \(Self.maxScans) are decoded)"
         }
@@ -102,13 +102,11 @@ struct JPEGDecodeCost {
             return "progressive JPEG whose \(scans) scans walk \(blockVisits) blocks, "
                 + "over the \(allowedBlockVisits) its \(width)x\(height) frame allows"
         }
-        let working = coefficientBytes.addingSaturating(rowBytes)
-        if working > maxWorkingBytes {
-            let kind = isProgressive ? "progressive JPEG" : "multi-scan JPEG"
-            return "\(kind) of \(width)x\(height): needs \(ByteCount(working)) to decode (\(ByteCount(coefficientBytes)) "
-                + "of it coefficients), over the \(ByteCount(maxWorkingBytes)) a decode may hold"
-        }
-        return nil
+        let working = coefficientBytes.addingSaturating(otherBytes)
+        guard coefficientBytes > 0 else { return limits.workingMemoryRefusal("JPEG of \(width)x\(height)", needs: working) }
+        let kind = isProgressive ? "progressive JPEG" : "multi-scan JPEG"
+        return limits.workingMemoryRefusal("\(kind) of \(width)x\(height)", needs: working,
+                                           detail: "\(ByteCount(coefficientBytes)) of it coefficients")
     }
 
     // MARK: - Geometry (jdinput.c: a component's blocks cover its share of the frame)

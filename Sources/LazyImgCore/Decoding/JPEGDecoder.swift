@@ -55,12 +55,6 @@ public final class JPEGDecoder: ImageDecoding {
             // JPEG sides are at most 65535, so this product cannot overflow.
             guard storedWidth * storedHeight <= limits.maxPixels else { throw .tooLarge }
             let cost = JPEGDecodeCost(scanning: bytes)
-            if let cost, let refusal = cost.refusal(maxWorkingBytes: limits.maxWorkingBytes,
-                                                   rowBytes: Self.rowBytes(width: storedWidth,
-                                                                           components: cost.components.count)) {
-                lastFailureReason = refusal
-                throw .tooLarge
-            }
             // A baseline file without its end: the rows it lacks become transparent.
             let received = cost.map { !$0.endsWithEOI && !$0.keepsEveryCoefficient } == true
                 ? JPEGReceivedRows(bytes) : nil
@@ -71,6 +65,18 @@ public final class JPEGDecoder: ImageDecoding {
                                           orientation: orientation, options: options)
             let scale = Self.scalingFactor(width: storedWidth, height: storedHeight, covering: geometry.storedScaled)
             let scaled = Self.scaled(width: storedWidth, height: storedHeight, by: scale)
+            // TurboJPEG fills RGBA's alpha with 255, and the CMYK conversion does too;
+            // only the missing rows of a file cut short are transparent.
+            let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: displayed.width,
+                                              sourceHeight: displayed.height, isAnimated: false, opaque: received == nil)
+            let otherBytes = Self.rowBytes(width: storedWidth, components: cost?.components.count ?? 3)
+                .addingSaturating(builder.cropScratchBytes(decodedSeparately: scaled))
+            let refusal = cost.map { $0.refusal(limits, otherBytes: otherBytes) }
+                ?? limits.workingMemoryRefusal("JPEG of \(storedWidth)x\(storedHeight)", needs: otherBytes)
+            if let refusal {
+                lastFailureReason = refusal
+                throw .tooLarge
+            }
 
             // Warnings (junk bytes, a corrupt or cut-off scan) decode on, as browsers
             // show such files; the image says it is damaged.
@@ -83,10 +89,6 @@ public final class JPEGDecoder: ImageDecoding {
             // libjpeg has no CMYK-to-RGB conversion: take the ink values and convert here.
             let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
             let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
-            // TurboJPEG fills RGBA's alpha with 255, and the CMYK conversion does too;
-            // only the missing rows of a file cut short are transparent.
-            let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: displayed.width,
-                                              sourceHeight: displayed.height, isAnimated: false, opaque: received == nil)
             let image = try builder.build(decodedWidth: scaled.width, decodedHeight: scaled.height) {
                 (destination, pitch) throws(LoaderError) in
                 let rc = tjDecompress2(handle, base, size, destination.assumingMemoryBound(to: UInt8.self),
