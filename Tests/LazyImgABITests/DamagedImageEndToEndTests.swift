@@ -32,15 +32,17 @@ final class DamagedImageEndToEndTests: XCTestCase {
 
     private var urls: [String] { ["/cut.jpg", "/crc.png", "/ok.jpg"].map { server.url($0) } }
 
-    private func load(_ configure: @escaping (inout lazyimg_config) -> Void = { _ in }) throws -> CHost {
+    private func load(_ configure: @escaping (inout lazyimg_config) -> Void = { _ in }, rows: Range<Int>? = nil) throws
+        -> CHost {
         let host = try CHost { config in
             config.target_width = 32
             config.target_height = 32
             configure(&config)
         }
         XCTAssertEqual(host.setItems(urls), LAZYIMG_OK)
-        for row in urls.indices { XCTAssertEqual(host.request(row).status, LAZYIMG_PENDING) }
-        host.dispatch(until: urls.count)
+        let rows = rows ?? urls.indices
+        for row in rows { XCTAssertEqual(host.request(row).status, LAZYIMG_PENDING) }
+        host.dispatch(until: rows.count)
         return host
     }
 
@@ -68,7 +70,11 @@ final class DamagedImageEndToEndTests: XCTestCase {
     func testTheDiskCacheKeepsTheDamage() throws {
         let path = directoryCString
         let cached: (inout lazyimg_config) -> Void = { config in config.disk_cache_dir = UnsafePointer(path) }
-        let first = try load(cached)
+        // One file on its own first: the disk cache's static tables are made on first
+        // use through the Swift runtime's once, which ThreadSanitizer cannot see into,
+        // so two decode threads storing the first entries at once look like a race.
+        XCTAssertEqual(try load(cached, rows: 2..<3).destroy(), LAZYIMG_OK)
+        let first = try load(cached, rows: 0..<2)
         XCTAssertEqual(first.destroy(), LAZYIMG_OK)
         // A second loader on the directory: thumbnails from disk, no download.
         let hits = server.hits("/cut.jpg")
