@@ -9,6 +9,9 @@ import XCTest
 /// stops libjpeg, or hits a critical PNG chunk, is still refused.
 final class DecodingDamagedFileTests: XCTestCase {
     private let limits = DecodeLimits()
+    /// 1-pixel squares (TestPattern.fineChecker, not used: LeakSanitizer, in make
+    /// sanitize, reports the lazily made static that holds it).
+    private var checker: TestPattern { .checkerboard(cell: 1, first: [0, 0, 0, 255], second: [255, 255, 255, 255]) }
 
     private func decode(_ bytes: [UInt8], _ target: TargetSize = .original) throws -> DecodedImage {
         try ImageDecoder().decode(bytes, target: target, limits: limits)
@@ -53,7 +56,7 @@ final class DecodingDamagedFileTests: XCTestCase {
     }
 
     func testTruncatedBaselineJPEGShowsTheRowsItHasAndNothingBelow() throws {
-        let jpeg = makeJPEG(width: 64, height: 128, pattern: .fineChecker)
+        let jpeg = makeJPEG(width: 64, height: 128, pattern: checker)
         guard let sos = scanStart(jpeg) else { return XCTFail("no SOS") }
         // Half of the scan's data.
         let half = Array(jpeg.prefix(sos + (jpeg.count - sos) / 2))
@@ -95,7 +98,7 @@ final class DecodingDamagedFileTests: XCTestCase {
     }
 
     func testJPEGMissingOnlyItsEndMarkerIsWhole() throws {
-        let jpeg = makeJPEG(width: 64, height: 64, pattern: .fineChecker)
+        let jpeg = makeJPEG(width: 64, height: 64, pattern: checker)
         let image = try decode(Array(jpeg.dropLast(2)))
         XCTAssertTrue(image.isDamaged, "libjpeg warns of the premature end")
         let whole = try decode(jpeg)  // held: row() points into its buffer
