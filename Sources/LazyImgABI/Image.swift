@@ -63,6 +63,11 @@ public func lazyimg_image_is_placeholder(_ pointer: OpaquePointer?) -> Int32 {
     pointer.map { image($0).takeUnretainedValue().isPlaceholder ? 1 : 0 } ?? 0
 }
 
+@_cdecl("lazyimg_image_is_damaged")
+public func lazyimg_image_is_damaged(_ pointer: OpaquePointer?) -> Int32 {
+    pointer.map { image($0).takeUnretainedValue().isDamaged ? 1 : 0 } ?? 0
+}
+
 @_cdecl("lazyimg_image_encoded_data")
 public func lazyimg_image_encoded_data(_ pointer: OpaquePointer?,
                                        _ outSize: UnsafeMutablePointer<Int>?) -> UnsafePointer<UInt8>? {

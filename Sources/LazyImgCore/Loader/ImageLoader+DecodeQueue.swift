@@ -24,7 +24,7 @@ extension ImageLoader {
                       headers: HTTPCacheHeaders = HTTPCacheHeaders(), in s: inout LoaderState) {
         let key = job.key
         let options = configuration.decodeOptions
-        let limits = DecodeLimits(maxPixels: configuration.maxPixels)
+        let limits = configuration.decodeLimits
         let file = QueuedFile(bytes)
         s.jobs[key]?.phase = .decoding
         downloadBudget.queue(bytes.count)
@@ -34,6 +34,7 @@ extension ImageLoader {
                 return file.drop()
             }
             let result: Result<DecodedImage, LoaderError>
+            var reason = ""
             if let encoded {
                 result = encoded
             } else {
@@ -41,11 +42,13 @@ extension ImageLoader {
                     result = .success(try decoder.decode(file.bytes, options: options, limits: limits))
                 } catch {
                     result = .failure(error)
+                    reason = decoder.lastFailureReason
                 }
             }
             let stored = if case .success = result, diskCache != nil { true } else { false }
             state.withLock { s in
-                _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: file.bytes, source: source, in: &s)
+                _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: file.bytes, source: source,
+                           decoderReason: reason, in: &s)
                 // Without a write to come the bytes go right after this hold: in the
                 // same hold as the answer, so the host never sees an event before
                 // the downloads it let start.

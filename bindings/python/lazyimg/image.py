@@ -52,6 +52,11 @@ class Image(ImageBase):
         return known(Codec, self._codec)
 
     @property
+    def is_damaged(self) -> bool:
+        """True for a damaged file shown as browsers show it (lazyimg_image_is_damaged)."""
+        return bool(lib.lazyimg_image_is_damaged(self._pointer))
+
+    @property
     def is_encoded(self) -> bool:
         """True for an Output.ENCODED image: the file's bytes, no pixels."""
         return self._codec != Codec.UNKNOWN
