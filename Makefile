@@ -419,7 +419,7 @@ sanitize: deps
 # it and its group's name. The test binaries run directly. A new test file needs
 # its #if too (`make check-test-subsets` names the ones that lack it). The last
 # line adds the groups up.
-TSAN_GROUPS := LAZYIMG_TSAN_SUBSET_1 LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3 LAZYIMG_TSAN_SUBSET_4
+TSAN_GROUPS := LAZYIMG_TSAN_SUBSET_1 LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3 LAZYIMG_TSAN_SUBSET_4 LAZYIMG_TSAN_SUBSET_5
 check-test-subsets:
 	scripts/check-test-subsets.sh $(TSAN_GROUPS)
 

@@ -1,4 +1,4 @@
-#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_3 // the AddressSanitizer subset, and ThreadSanitizer group 3
+#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_5 // the AddressSanitizer subset, and ThreadSanitizer group 5
 @testable import LazyImgCore
 import TestSupport
 import XCTest
