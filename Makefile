@@ -16,6 +16,15 @@ STRICT   := -Wall -Wextra -pedantic -Werror
 PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libwebp-dev libgif-dev libpng-dev valgrind
 PACKAGES += libglib2.0-dev python3-pytest python3-numpy python3-pil
 PACKAGES += libcjson-dev libmicrohttpd-dev nghttp2-server
+PACKAGES += libavif-dev libheif-dev
+
+# AVIF and HEIC decode when pkg-config finds libavif and libheif; a build without them
+# works and refuses those formats (Package.swift reads these two). Expanded when each
+# command runs, so after `make deps` has installed them; `make LAZYIMG_AVIF=0` leaves
+# libavif out whatever is installed.
+LAZYIMG_AVIF ?= $(shell pkg-config --exists libavif && echo 1 || echo 0)
+LAZYIMG_HEIF ?= $(shell pkg-config --exists libheif && echo 1 || echo 0)
+export LAZYIMG_AVIF LAZYIMG_HEIF
 
 # Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
 # functions are exported, lazyimg.map), so the library needs no Swift toolchain
@@ -70,6 +79,8 @@ version_part = $(shell sed -n 's/^\#define LAZYIMG_VERSION_$(1) \([0-9][0-9]*\).
 VERSION    := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 # The SONAME's number is the ABI version (Package.swift), not the major version.
 LIB_FILE   := liblazyimg.so.0.$(call version_part,MINOR).$(call version_part,PATCH)
+# The decoders this build links, for lazyimg.pc's Requires.private.
+OPTIONAL_REQUIRES = $(if $(filter 1,$(LAZYIMG_AVIF)),libavif) $(if $(filter 1,$(LAZYIMG_HEIF)),libheif)
 INSTALLED  := $(LIBDIR)/$(LIB_FILE) $(LIBDIR)/liblazyimg.so.0 $(LIBDIR)/liblazyimg.so \
               $(INCLUDEDIR)/lazyimg.h $(LIBDIR)/pkgconfig/lazyimg.pc
 
@@ -82,7 +93,8 @@ install:
 	ln -sf liblazyimg.so.0 $(DESTDIR)$(LIBDIR)/liblazyimg.so
 	install -m 0644 include/lazyimg.h $(DESTDIR)$(INCLUDEDIR)/lazyimg.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@OPTIONAL_REQUIRES@|$(OPTIONAL_REQUIRES)|' \
+	    lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
 	@# Refresh the loader's cache when installing for real into a system directory.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig || true; fi
 

@@ -1,8 +1,9 @@
 /// The default `ImageDecoding`: recognises the format from the bytes and hands them
 /// to the decoder for it.
 ///
-/// `.unsupported` covers both unknown bytes and formats this build cannot decode; a
-/// caller that wants to say which can ask `ImageFormat(sniffing:)?.name`.
+/// `.unsupported` covers both unknown bytes and formats this build cannot decode (AVIF
+/// and HEIF in a build without libavif or libheif); a caller that wants to say which
+/// can ask `ImageFormat(sniffing:)?.name`.
 ///
 /// Not Sendable: it owns a TurboJPEG handle, so each decode thread makes its own.
 public final class ImageDecoder: ImageDecoding {
@@ -23,7 +24,15 @@ public final class ImageDecoder: ImageDecoding {
             return try webp.decode(data, options: options, limits: limits)
         case .gif:
             return try gif.decode(data, options: options, limits: limits)
-        case .bmp, .tiff, .heif, .avif, nil:
+        #if LAZYIMG_AVIF
+        case .avif:
+            return try AVIFDecoder().decode(data, options: options, limits: limits)
+        #endif
+        #if LAZYIMG_HEIF
+        case .heif:
+            return try HEIFDecoder().decode(data, options: options, limits: limits)
+        #endif
+        default:
             throw .unsupported
         }
     }
