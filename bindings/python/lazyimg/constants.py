@@ -71,6 +71,9 @@ class Codec(enum.IntEnum):
     PNG = 2
     GIF = 3
     WEBP = 4
+    # Since 0.4.0:
+    AVIF = 5
+    HEIF = 6
 
 
 class EventType(enum.IntEnum):
