@@ -284,7 +284,16 @@ typedef struct lazyimg_config {
                                       (the URL names the server); the value has
                                       no control bytes but HT. Sent only where
                                       http_headers_origins says (by default only
-                                      to the row's own origin). */
+                                      to the row's own origin).
+                                      Since 0.4.0: image requests name the
+                                      formats this build decodes, "Accept:
+                                      image/avif,image/heic,image/webp,
+                                      image/png,image/jpeg,image/gif" (AVIF and
+                                      HEIC only when built with them) and then
+                                      any type at q=0.5; the same for
+                                      LAZYIMG_OUTPUT_ENCODED. An Accept of your
+                                      own here replaces it where it is sent.
+                                      lazyimg_fetch sends libcurl's default. */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default. Before a ticket fails,

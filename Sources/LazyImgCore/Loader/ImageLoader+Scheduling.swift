@@ -222,7 +222,7 @@ extension ImageLoader {
         s.jobByTransfer[id] = key
         s.downloading += 1
         s.stats.downloadsStarted += 1
-        var request = configuration.dataRequest(for: key.url)
+        var request = configuration.imageRequest(for: key.url)
         // A stale disk copy is revalidated: a 304 answers without a body.
         if let validators { request.validators = validators }
         if let reused = transport.startOrReuse(id, request, completion: transferCompletion) {

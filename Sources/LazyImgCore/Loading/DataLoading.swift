@@ -15,6 +15,8 @@ public struct DataRequest: Sendable {
     public var validators: [String] = []
     /// Proxy, trusted authorities and the origins the headers may go to.
     public var policy: NetworkPolicy
+    /// The media types to ask for (`DataRequest+Accept`); nil sends libcurl's default.
+    public var accept: String? = nil
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {

@@ -22,6 +22,7 @@ public final class TransferCoalescer: Sendable {
         var userAgent: String
         var maxResponseBytes: Int
         var timeoutMilliseconds: Int
+        var accept: String?
 
         init(_ request: DataRequest) {
             url = request.url
@@ -31,6 +32,7 @@ public final class TransferCoalescer: Sendable {
             userAgent = request.userAgent
             maxResponseBytes = request.maxResponseBytes
             timeoutMilliseconds = request.timeoutMilliseconds
+            accept = request.accept
         }
     }
 
