@@ -321,16 +321,19 @@ tsan: deps
 	printf "All groups:\n\t Executed %d tests, with %d tests skipped and 0 failures (0 unexpected)\n" $$executed $$skipped
 
 # libFuzzer on each decoder and on the response path (Tests/Fuzz), seeded
-# from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all five. For a
+# from ../shared/corpus (AVIF and HEIC from files the test encoders make),
+# FUZZ_SECONDS per target: about a minute and a half for all seven. For a
 # longer run: make fuzz FUZZ_SECONDS=600. Prints files seeded and executions per
 # target; a crash fails the run and leaves its input in build/fuzz/.
 .PHONY: fuzz
 FUZZ_SECONDS ?= 12
+# The AVIF and HEIC decoders, when this build has them; seeded from generated files.
+FUZZ_OPTIONAL = $(if $(filter 1,$(LAZYIMG_AVIF)),avif) $(if $(filter 1,$(LAZYIMG_HEIF)),heif)
 fuzz: deps
 	@if [ ! -d $(CORPUS) ]; then echo "fuzz: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
 	$(SWIFT) build -c release --scratch-path .build/fuzz --product lazyimg-fuzz \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLAZYIMG_FUZZING && \
-	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif response
+	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif response $(FUZZ_OPTIONAL)
 
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so

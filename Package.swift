@@ -96,7 +96,8 @@ let package = Package(
 
         // libFuzzer targets for the decoders and the response path (make fuzz builds
         // it with -sanitize=fuzzer,address; a plain build only prints how).
-        .executableTarget(name: "lazyimg-fuzz", dependencies: ["LazyImgCore"], path: "Tests/Fuzz",
+        // --write-seeds makes the AVIF and HEIF targets' seeds with the test encoders.
+        .executableTarget(name: "lazyimg-fuzz", dependencies: ["LazyImgCore", "TestSupport"], path: "Tests/Fuzz",
                           swiftSettings: optionalCodecFlags),
 
         // libpng, for tests only: the second decoder PNG pixels are checked against,
