@@ -115,6 +115,17 @@ final class DecodingAVIFTests: XCTestCase {
         }
     }
 
+    func testASequenceShowsItsFirstFrameAndIsFlaggedAnimated() throws {
+        let avif = makeAVIFSequence(width: 32, height: 16, frames: [.solid(red: 255, green: 0, blue: 0),
+                                                                   .solid(red: 0, green: 0, blue: 255)])
+        XCTAssertEqual(Array(avif[8..<12]), Array("avis".utf8))
+        XCTAssertEqual(ImageFormat(sniffing: avif), .avif)
+        let image = try ImageDecoder().decode(avif, target: .original, limits: limits)
+        XCTAssertTrue(image.isAnimated)
+        XCTAssertEqual(DecodingTestHelpers.maxDeviation(of: image, from: Self.red), 0)
+        XCTAssertFalse(try ImageDecoder().decode(makeAVIF(width: 8, height: 8), target: .original, limits: limits).isAnimated)
+    }
+
     func testMaxPixelsHoldsAtTheExactEdge() throws {
         DecodingTestHelpers.assertMaxPixelsEdge(makeAVIF(width: 40, height: 30), pixels: 1200)
         let grid = makeGridAVIF(columns: 2, rows: 1, cellWidth: 64, cellHeight: 64, colours: [Self.red, Self.blue])

@@ -43,6 +43,22 @@ public func makeAVIF(width: Int, height: Int, pattern: TestPattern = .gradient,
     }
 }
 
+/// An AVIF sequence (brand avis): one frame per pattern, 100 ms each.
+public func makeAVIFSequence(width: Int, height: Int, frames: [TestPattern]) -> [UInt8] {
+    let options = AVIFTestOptions()
+    let images = frames.compactMap { makeAVIFImage(width: width, height: height, pattern: $0, options: options) }
+    defer { images.forEach { avifImageDestroy($0) } }
+    guard images.count == frames.count else { return [] }
+    return encodeAVIF(options) { encoder in
+        encoder.pointee.timescale = 10
+        for image in images {
+            let result = avifEncoderAddImage(encoder, image, 1, AVIF_ADD_IMAGE_FLAG_NONE.rawValue)
+            guard result == AVIF_RESULT_OK else { return result }
+        }
+        return AVIF_RESULT_OK
+    }
+}
+
 /// A grid AVIF: `columns` x `rows` cells of `cellWidth` x `cellHeight` (at least 64
 /// each, as MIAF asks), cell i showing `colours[i]`.
 public func makeGridAVIF(columns: Int, rows: Int, cellWidth: Int, cellHeight: Int, colours: [[UInt8]]) -> [UInt8] {
