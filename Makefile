@@ -338,11 +338,25 @@ fuzz: deps
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
+# A build without libavif and libheif, as on a machine that lacks them: it builds,
+# its liblazyimg.so needs neither, and its tests pass: AVIF and HEIF files are refused
+# by name, Accept leaves them out, the other formats decode as before.
+.PHONY: check-without-avif-heif
+WITHOUT_AVIF_HEIF := LAZYIMG_AVIF=0 LAZYIMG_HEIF=0
+WITHOUT_SCRATCH := .build/without-avif-heif
+WITHOUT_TESTS := ImageFormatNegotiationTests|Decoding(Format|JPEG|PNG|WebP|GIF)Tests|OutputOptionsTests
+check-without-avif-heif: deps
+	$(WITHOUT_AVIF_HEIF) $(SWIFT) build -c $(TEST_CONFIG) --build-tests --scratch-path $(WITHOUT_SCRATCH)
+	@if readelf -d $(WITHOUT_SCRATCH)/$(TEST_CONFIG)/liblazyimg.so | grep NEEDED | grep -E 'libavif|libheif'; then \
+	    echo "check-without-avif-heif: the library still needs libavif or libheif"; exit 1; fi
+	$(WITHOUT_AVIF_HEIF) $(SWIFT) test -c $(TEST_CONFIG) --skip-build --scratch-path $(WITHOUT_SCRATCH) \
+	    --disable-swift-testing --filter '$(WITHOUT_TESTS)'
+
 # The test command. Each step's output goes to build/test/STEP.log and one line is
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-examples check-docs check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-without-avif-heif check-install run-demo run-formats run-termlist run-examples check-docs check-python \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.
