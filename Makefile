@@ -344,7 +344,7 @@ check-symbols: build
 .PHONY: check-without-avif-heif
 WITHOUT_AVIF_HEIF := LAZYIMG_AVIF=0 LAZYIMG_HEIF=0
 WITHOUT_SCRATCH := .build/without-avif-heif
-WITHOUT_TESTS := ImageFormatNegotiationTests|Decoding(Format|JPEG|PNG|WebP|GIF)Tests|OutputOptionsTests
+WITHOUT_TESTS := ImageFormatNegotiationTests|HEIFItemsTests|Decoding(Format|JPEG|PNG|WebP|GIF)Tests|OutputOptionsTests
 check-without-avif-heif: deps
 	$(WITHOUT_AVIF_HEIF) $(SWIFT) build -c $(TEST_CONFIG) --build-tests --scratch-path $(WITHOUT_SCRATCH)
 	@if readelf -d $(WITHOUT_SCRATCH)/$(TEST_CONFIG)/liblazyimg.so | grep NEEDED | grep -E 'libavif|libheif'; then \

@@ -24,9 +24,11 @@
     /// The boxes of `ipco`, in order: each property's type and payload.
     public private(set) var properties: [(type: UInt32, payload: Range<Int>)] = []
 
-    /// As libheif's MAX_ILOC_ITEMS: a file listing more is refused, so a hostile one
-    /// cannot make the tables here large.
+    /// As libheif's MAX_ILOC_ITEMS and MAX_ILOC_EXTENTS_PER_ITEM: a file listing more
+    /// items, extents or references is refused, so a hostile one cannot make the
+    /// tables here large (an extent may take no bytes at all to list).
     static let maxItems = 20_000
+    static let maxExtentsPerItem = 32
 
     /// Reads the `meta` box of `bytes`; throws `.decode` when its structure does not
     /// hold together (a box running past its parent, an item's bytes outside the file).
@@ -138,6 +140,7 @@
         var reader = BigEndianReader(bytes, payload)
         guard let version = reader.u8(), reader.skip(3) else { throw .decode }
         let idSize = version == 0 ? 2 : 4
+        var references = inputs.values.reduce(0) { $0 + $1.count }
         try Self.forEachBox(in: bytes, reader.position..<payload.upperBound) { (type, reference) throws(LoaderError) in
             var fields = BigEndianReader(bytes, reference)
             guard let from = fields.uint(size: idSize), let count = fields.u16() else { throw .decode }
@@ -146,7 +149,11 @@
                 guard let id = fields.uint(size: idSize) else { throw .decode }
                 to.append(id)
             }
-            if type == Self.fourCC("dimg") { inputs[from, default: []] += to }
+            if type == Self.fourCC("dimg") {
+                references += to.count
+                guard references <= Self.maxItems else { throw .decode }
+                inputs[from, default: []] += to
+            }
         }
     }
 
@@ -212,7 +219,7 @@
                   let extentCount = reader.u16()
             else { throw .decode }
             // Another file's data (a data reference) is never read.
-            guard dataReference == 0 else { throw .decode }
+            guard dataReference == 0, extentCount <= maxExtentsPerItem else { throw .decode }
             var extents: [(offset: Int, length: Int)] = []
             for _ in 0..<extentCount {
                 guard reader.skip(indexSize), let offset = reader.uint(size: offsetSize),
