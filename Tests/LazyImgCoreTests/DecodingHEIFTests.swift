@@ -70,6 +70,15 @@ final class DecodingHEIFTests: XCTestCase {
         }
     }
 
+    func testDeepImagesTurnButLibheifCannotMirrorThem() throws {
+        // libheif 1.15 mirrors 8-bit planes only; a turn works at any depth.
+        let turned = makeHEIC(width: 64, height: 32, pattern: Self.quadrants, options: HEICTestOptions(depth: 10, orientation: 6))
+        let image = try ImageDecoder().decode(turned, target: .original, limits: limits)
+        XCTAssertEqual([image.width, image.height], [32, 64])
+        let mirrored = makeHEIC(width: 64, height: 32, pattern: Self.quadrants, options: HEICTestOptions(depth: 10, orientation: 2))
+        DecodingTestHelpers.assertDecodeThrows(.decode, mirrored)
+    }
+
     func testGridsOfTilesDecode() throws {
         let colours: [[UInt8]] = [Self.red, Self.green, Self.blue, Self.white, [0, 0, 0, 255], [255, 255, 0, 255]]
         let heic = makeGridHEIC(columns: 3, rows: 2, tileWidth: 64, tileHeight: 64, colours: colours)
