@@ -47,7 +47,8 @@ final class HEIFItemsTests: XCTestCase {
 
     /// A grid (item 1, data in idat) of two hvc1 tiles (items 2, 3, bytes in mdat), the
     /// grid's canvas `width` x `height`, and the tiles' ispe.
-    private func gridFile(width: Int, height: Int, rows: Int = 1, columns: Int = 2, tileTypes: [String] = ["hvc1", "hvc1"]) -> [UInt8] {
+    private func gridFile(width: Int, height: Int, rows: Int = 1, columns: Int = 2, tileTypes: [String] = ["hvc1", "hvc1"],
+                          inputs: [Int] = [2, 3]) -> [UInt8] {
         let gridData = [0, 0, UInt8(rows - 1), UInt8(columns - 1)] + bigEndian(width, bytes: 2) + bigEndian(height, bytes: 2)
         let ispe = isoFullBox("ispe", 0, bigEndian(64, bytes: 4) + bigEndian(64, bytes: 4))
         let ipma = isoFullBox("ipma", 0, bigEndian(2, bytes: 4) + bigEndian(2, bytes: 2) + [1, 0x81]
@@ -56,8 +57,8 @@ final class HEIFItemsTests: XCTestCase {
         let meta = { (mdat: Int) in
             isoFullBox("iinf", 0, bigEndian(3, bytes: 2) + children)
                 + self.locations([(1, 1, [(0, gridData.count)]), (2, 0, [(mdat, 4)]), (3, 0, [(mdat + 4, 4)])])
-                + isoFullBox("iref", 0, isoBox("dimg", bigEndian(1, bytes: 2) + bigEndian(2, bytes: 2)
-                                                          + bigEndian(2, bytes: 2) + bigEndian(3, bytes: 2)))
+                + isoFullBox("iref", 0, isoBox("dimg", bigEndian(1, bytes: 2) + bigEndian(inputs.count, bytes: 2)
+                                                          + inputs.flatMap { bigEndian($0, bytes: 2) }))
                 + isoBox("iprp", isoBox("ipco", ispe) + ipma)
                 + isoBox("idat", gridData)
         }
@@ -86,6 +87,11 @@ final class HEIFItemsTests: XCTestCase {
                      "272 cells")
         assertThrows(.decode, { () throws(LoaderError) in try checkSizes(gridFile(width: 128, height: 64, tileTypes: ["hvc1", "grid"])) },
                      "a grid of a grid")
+        // What the fuzzer found: libheif 1.15 aborts on an input that is no image.
+        assertThrows(.decode, { () throws(LoaderError) in try checkSizes(gridFile(width: 128, height: 64, inputs: [2, 15617])) },
+                     "an input that is no item")
+        assertThrows(.decode, { () throws(LoaderError) in try checkSizes(gridFile(width: 128, height: 64, tileTypes: ["hvc1", "Exif"])) },
+                     "an input that is no image")
         // Tiles of 64 x 64 under max_pixels 1: the coding-block slack lets them pass.
         XCTAssertTrue(HEIFItems.fitsWithCodingBlocks(width: 64, height: 64, maxPixels: 1))
         XCTAssertFalse(HEIFItems.fitsWithCodingBlocks(width: 66, height: 66, maxPixels: 3))

@@ -8,13 +8,17 @@ extension HEIFItems {
 
     private static let grid = fourCC("grid"), overlay = fourCC("iovl"), identity = fourCC("iden")
     private static let hevc = fourCC("hvc1")
+    /// The item types libheif 1.15 and libavif 0.11 take for images.
+    private static let imageTypes: Set<UInt32> = [hevc, fourCC("av01"), grid, overlay, identity]
 
     /// Refuses what the libraries would allocate past the limits: `.tooLarge` for a grid
     /// or overlay canvas of more than `maxPixels`, an item whose `ispe` is larger than
     /// `fitsWithCodingBlocks` allows, or a grid of more than `maxGridCells` cells;
     /// `.decode` for a derivation libheif would follow without bound (a grid or overlay
-    /// of derived images, an identity of an identity) and for an item whose extents add
-    /// up to more than the file (libheif copies them). The primary image's own size is
+    /// of derived images, an identity of an identity) or that names what is no image
+    /// (libheif 1.15 asserts that an identity's input is one, and Debian builds it with
+    /// assertions: the process would abort), and for an item whose extents add up to
+    /// more than the file (libheif copies them). The primary image's own size is
     /// checked exactly by the decoders, through the libraries.
     func checkImageSizes(in bytes: UnsafeBufferPointer<UInt8>, maxPixels: Int) throws(LoaderError) {
         for (id, item) in items {
@@ -45,7 +49,9 @@ extension HEIFItems {
             let forbidden: Set<UInt32> = item.type == Self.identity ? [Self.identity]
                 : item.type == Self.grid || item.type == Self.overlay ? [Self.grid, Self.overlay, Self.identity] : []
             for input in inputs[id] ?? [] {
-                if let type = items[input]?.type, forbidden.contains(type) { throw .decode }
+                guard let type = items[input]?.type, Self.imageTypes.contains(type), !forbidden.contains(type) else {
+                    throw .decode
+                }
             }
         }
     }
