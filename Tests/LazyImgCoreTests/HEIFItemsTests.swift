@@ -48,8 +48,9 @@ final class HEIFItemsTests: XCTestCase {
     /// A grid (item 1, data in idat) of two hvc1 tiles (items 2, 3, bytes in mdat), the
     /// grid's canvas `width` x `height`, and the tiles' ispe.
     private func gridFile(width: Int, height: Int, rows: Int = 1, columns: Int = 2, tileTypes: [String] = ["hvc1", "hvc1"],
-                          inputs: [Int] = [2, 3]) -> [UInt8] {
-        let gridData = [0, 0, UInt8(rows - 1), UInt8(columns - 1)] + bigEndian(width, bytes: 2) + bigEndian(height, bytes: 2)
+                          inputs: [Int] = [2, 3], wide: Bool = false) -> [UInt8] {
+        let gridData = [0, wide ? 1 : 0, UInt8(rows - 1), UInt8(columns - 1)]
+            + bigEndian(width, bytes: wide ? 4 : 2) + bigEndian(height, bytes: wide ? 4 : 2)
         let ispe = isoFullBox("ispe", 0, bigEndian(64, bytes: 4) + bigEndian(64, bytes: 4))
         let ipma = isoFullBox("ipma", 0, bigEndian(2, bytes: 4) + bigEndian(2, bytes: 2) + [1, 0x81]
                                           + bigEndian(3, bytes: 2) + [1, 0x81])
@@ -85,6 +86,10 @@ final class HEIFItemsTests: XCTestCase {
                      "canvas past max_pixels")
         assertThrows(.tooLarge, { () throws(LoaderError) in try checkSizes(gridFile(width: 128, height: 64, rows: 16, columns: 17)) },
                      "272 cells")
+        // What the fuzzer found: 32-bit sides whose product overflowed Int and trapped.
+        assertThrows(.tooLarge, { () throws(LoaderError) in
+            try checkSizes(gridFile(width: Int(UInt32.max), height: Int(UInt32.max), wide: true), maxPixels: Int.max)
+        }, "a canvas of (2^32 - 1)^2")
         assertThrows(.decode, { () throws(LoaderError) in try checkSizes(gridFile(width: 128, height: 64, tileTypes: ["hvc1", "grid"])) },
                      "a grid of a grid")
         // What the fuzzer found: libheif 1.15 aborts on an input that is no image.

@@ -42,7 +42,7 @@ public struct AVIFDecoder: ImageDecoding {
             // max_pixels is reported as too large rather than as a parse failure.
             try Self.check(avifDecoderParse(decoder))
             guard let header = decoder.pointee.image?.pointee, header.width > 0, header.height > 0 else { throw .decode }
-            guard Int(header.width) * Int(header.height) <= limits.maxPixels else { throw .tooLarge }
+            guard limits.admits(width: Int(header.width), height: Int(header.height)) else { throw .tooLarge }
             // dav1d reads the limit when libavif opens it, in the first NextImage.
             decoder.pointee.imageSizeLimit = UInt32(max(1, min(limits.maxPixels, Int(AVIF_DEFAULT_IMAGE_SIZE_LIMIT))))
             try Self.check(avifDecoderNextImage(decoder))

@@ -47,13 +47,13 @@ public struct HEIFDecoder: ImageDecoding {
             defer { heif_image_handle_release(handle) }
             let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
             guard width > 0, height > 0 else { throw .decode }
-            guard width * height <= limits.maxPixels else { throw .tooLarge }
+            guard limits.admits(width: width, height: height) else { throw .tooLarge }
 
             var decoded: OpaquePointer?
             try Self.check(heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_444, nil))
             guard let decoded else { throw .decode }
             defer { heif_image_release(decoded) }
-            guard let planes = HEIFPlanes(decoded), planes.width * planes.height <= limits.maxPixels else {
+            guard let planes = HEIFPlanes(decoded), limits.admits(width: planes.width, height: planes.height) else {
                 throw .decode
             }
             let geometry = OutputGeometry(displayedWidth: planes.width, height: planes.height, orientation: .up,

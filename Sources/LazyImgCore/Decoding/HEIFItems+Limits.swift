@@ -129,8 +129,8 @@ extension HEIFItems {
         let fieldSize = wide ? 4 : 2
         guard let header = prefix(of: item, offset + 2 * fieldSize, in: bytes) else { throw .decode }
         let field = { (start: Int) in header[start..<start + fieldSize].reduce(0) { $0 << 8 | Int($1) } }
-        let width = field(offset), height = field(offset + fieldSize)
-        // Both are below 2^32, so the product fits.
-        guard width * height <= maxPixels else { throw .tooLarge }
+        guard DecodeLimits(maxPixels: maxPixels).admits(width: field(offset), height: field(offset + fieldSize)) else {
+            throw .tooLarge
+        }
     }
 }
