@@ -86,12 +86,14 @@ typedef enum lazyimg_status {
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
-                                        decodes */
+                                        decodes; AVIF and HEIF in a build
+                                        without libavif or libheif */
     LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes, max_pixels or
                                         max_decode_bytes (since 0.4.0; an
-                                        interlaced PNG over 16 Mpx before), or
-                                        a JPEG whose scans would cost too much
-                                        work; the event's message says which */
+                                        interlaced PNG over 16 Mpx before), a
+                                        JPEG whose scans would cost too much
+                                        work, or an AVIF/HEIF grid of over 256
+                                        tiles; the event's message says which */
     LAZYIMG_E_IO = -9,               /* a local file or descriptor failed, or a
                                         file:// URL is not a regular file */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
@@ -230,7 +232,10 @@ typedef enum lazyimg_codec {
     LAZYIMG_CODEC_JPEG = 1,
     LAZYIMG_CODEC_PNG = 2,
     LAZYIMG_CODEC_GIF = 3,
-    LAZYIMG_CODEC_WEBP = 4
+    LAZYIMG_CODEC_WEBP = 4,
+    /* Since 0.4.0: */
+    LAZYIMG_CODEC_AVIF = 5,
+    LAZYIMG_CODEC_HEIF = 6      /* HEIC and the rest of the HEIF family */
 } lazyimg_codec;
 
 typedef enum lazyimg_event_type {
@@ -336,7 +341,16 @@ typedef struct lazyimg_config {
                                       (the URL names the server); the value has
                                       no control bytes but HT. Sent only where
                                       http_headers_origins says (by default only
-                                      to the row's own origin). */
+                                      to the row's own origin).
+                                      Since 0.4.0: image requests name the
+                                      formats this build decodes, "Accept:
+                                      image/avif,image/heic,image/webp,
+                                      image/png,image/jpeg,image/gif" (AVIF and
+                                      HEIC only when built with them) and then
+                                      any type at q=0.5; the same for
+                                      LAZYIMG_OUTPUT_ENCODED. An Accept of your
+                                      own here replaces it where it is sent.
+                                      lazyimg_fetch sends libcurl's default. */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default. Before a ticket fails,
@@ -770,12 +784,14 @@ const uint8_t *lazyimg_image_pixels(const lazyimg_image *image);
 /* The layout of the pixels; LAZYIMG_PIXEL_RGBA8 for NULL. */
 lazyimg_pixel_format lazyimg_image_pixel_format(const lazyimg_image *image);
 /* The size the image is shown at before downsampling: the size in the file,
- * with the sides swapped when a JPEG's EXIF orientation turns it a quarter
- * turn (pixels are always upright). 0 for NULL and for encoded images. */
+ * with the sides swapped when a JPEG's EXIF orientation (since 0.4.0 also an
+ * AVIF or HEIF file's irot) turns it a quarter turn (pixels are always
+ * upright). 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_source_width(const lazyimg_image *image);
 uint32_t lazyimg_image_source_height(const lazyimg_image *image);
-/* 1 when the file holds more frames (animated GIF or WebP; the pixels are the
- * first frame), else 0. Encoded images are not examined: always 0. */
+/* 1 when the file holds more frames (animated GIF or WebP, since 0.4.0 an AVIF
+ * sequence; the pixels are the first frame), else 0. Encoded images are not
+ * examined: always 0. */
 int lazyimg_image_is_animated(const lazyimg_image *image);
 /* Since 0.4.0: 1 when the file was damaged and is shown as browsers show it,
  * else 0 (also for NULL and for encoded images, which are not examined):

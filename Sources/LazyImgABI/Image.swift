@@ -86,6 +86,8 @@ public func lazyimg_image_codec(_ pointer: OpaquePointer?) -> lazyimg_codec {
     case .png: LAZYIMG_CODEC_PNG
     case .gif: LAZYIMG_CODEC_GIF
     case .webp: LAZYIMG_CODEC_WEBP
+    case .avif: LAZYIMG_CODEC_AVIF
+    case .heif: LAZYIMG_CODEC_HEIF
     default: LAZYIMG_CODEC_UNKNOWN
     }
 }

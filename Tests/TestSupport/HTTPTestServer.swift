@@ -53,6 +53,8 @@ public final class HTTPTestServer: @unchecked Sendable {
         var raw: [UInt8]? = nil
         /// When set, the body goes out one byte per this many milliseconds.
         var trickleMilliseconds: Int? = nil
+        /// When set, the body and Content-Type are chosen by the request's Accept.
+        var variants: [(mediaType: String, body: [UInt8])] = []
     }
 
     public let port: Int
@@ -120,6 +122,13 @@ public final class HTTPTestServer: @unchecked Sendable {
     public func serveWithETag(_ path: String, body: [UInt8], etag: String, headers: [String] = []) {
         addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream", "ETag: \(etag)"] + headers,
                              body: body, framing: .contentLength, hold: .none, etag: etag))
+    }
+
+    /// Negotiates as an image CDN does: the first of `variants` whose media type the
+    /// request's Accept names, else the last (the original), with Vary: Accept.
+    public func serveNegotiated(_ path: String, variants: [(mediaType: String, body: [UInt8])]) {
+        addRoute(path, Route(status: 200, headers: ["Vary: Accept"], body: [], framing: .contentLength, hold: .none,
+                             variants: variants))
     }
 
     /// Holds the whole response for `delayMilliseconds`, or until `release(path)`.
@@ -371,6 +380,10 @@ public final class HTTPTestServer: @unchecked Sendable {
                 route.status = 403
                 route.body = Array("forbidden\n".utf8)
             }
+        }
+        if let chosen = route.variants.first(where: { request.accepts($0.mediaType) }) ?? route.variants.last {
+            route.body = chosen.body
+            route.headers.append("Content-Type: \(chosen.mediaType)")
         }
         if let etag = route.etag, request.header("If-None-Match") == etag {
             route.status = 304

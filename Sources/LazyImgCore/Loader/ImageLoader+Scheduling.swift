@@ -230,7 +230,7 @@ extension ImageLoader {
         s.downloading += 1
         s.hostSlots.didStart(key.url)
         s.stats.downloadsStarted += 1
-        var request = configuration.dataRequest(for: key.url)
+        var request = configuration.imageRequest(for: key.url)
         request.memoryBudget = downloadBudget
         // A stale disk copy is revalidated: a 304 answers without a body.
         if let validators { request.validators = validators }

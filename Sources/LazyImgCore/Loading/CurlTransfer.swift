@@ -139,7 +139,7 @@ final class CurlTransfer {
         }
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
-        for line in request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL)
+        for line in request.withAccept(request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL))
             + request.validators {
             guard let extended = curl_slist_append(headerList, line) else { return .noMemory }
             headerList = extended

@@ -19,6 +19,8 @@ public struct DataRequest: Sendable {
     /// The memory the body may take, shared with the loader's decode queue; nil =
     /// within `maxResponseBytes` only. Not part of what makes two requests the same.
     public var memoryBudget: DownloadBudget?
+    /// The media types to ask for (`DataRequest+Accept`); nil sends libcurl's default.
+    public var accept: String? = nil
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {

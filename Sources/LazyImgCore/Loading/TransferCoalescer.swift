@@ -23,6 +23,7 @@ public final class TransferCoalescer: Sendable {
         var userAgent: String
         var maxResponseBytes: Int
         var timeoutMilliseconds: Int
+        var accept: String?
 
         init(_ request: DataRequest) {
             url = request.url
@@ -32,6 +33,7 @@ public final class TransferCoalescer: Sendable {
             userAgent = request.userAgent
             maxResponseBytes = request.maxResponseBytes
             timeoutMilliseconds = request.timeoutMilliseconds
+            accept = request.accept
         }
     }
 
