@@ -1,4 +1,4 @@
-#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_2 // ThreadSanitizer group 2 (see the Makefile's tsan)
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_5 // ThreadSanitizer group 5 (see the Makefile's tsan)
 #if LAZYIMG_HEIF
 @_spi(Testing) @testable import LazyImgCore
 import TestSupport
