@@ -361,7 +361,7 @@ bench-placeholder: deps
 
 # Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
 # baseline loaders on the same transport and decoder, over a loopback site with a
-# 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 3 minutes).
+# 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 15 minutes).
 # Options: make bench-scroll BENCH_SCROLL_ARGS="--traces slow-drag --rounds 3".
 .PHONY: bench-scroll
 bench-scroll: deps

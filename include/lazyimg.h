@@ -50,11 +50,11 @@ extern "C" {
 /* The version this header describes. Compare with lazyimg_version_number()
  * at run time to detect a header/library mismatch. */
 #define LAZYIMG_VERSION_MAJOR 0
-#define LAZYIMG_VERSION_MINOR 3
+#define LAZYIMG_VERSION_MINOR 4
 #define LAZYIMG_VERSION_PATCH 0
-#define LAZYIMG_VERSION_STRING "0.3.0"
+#define LAZYIMG_VERSION_STRING "0.4.0"
 /* MAJOR * 1000000 + MINOR * 1000 + PATCH */
-#define LAZYIMG_VERSION_NUMBER 3000
+#define LAZYIMG_VERSION_NUMBER 4000
 
 /* The library's version as "MAJOR.MINOR.PATCH". Static storage, never NULL. */
 const char *lazyimg_version_string(void);
