@@ -20,6 +20,15 @@ PACKAGES += libgtk-4-dev xvfb xauth
 # Python: venvs for the package checks, the C extension's headers, and the
 # toolkits of the integration recipes (Qt offscreen, GTK 4 under Xvfb).
 PACKAGES += python3-venv python3-dev python3-pyqt6 python3-gi gir1.2-gtk-4.0
+PACKAGES += libavif-dev libheif-dev
+
+# AVIF and HEIC decode when pkg-config finds libavif and libheif; a build without them
+# works and refuses those formats (Package.swift reads these two). Expanded when each
+# command runs, so after `make deps` has installed them; `make LAZYIMG_AVIF=0` leaves
+# libavif out whatever is installed.
+LAZYIMG_AVIF ?= $(shell pkg-config --exists libavif && echo 1 || echo 0)
+LAZYIMG_HEIF ?= $(shell pkg-config --exists libheif && echo 1 || echo 0)
+export LAZYIMG_AVIF LAZYIMG_HEIF
 
 # Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
 # functions are exported, lazyimg.map), so the library needs no Swift toolchain
@@ -74,6 +83,8 @@ version_part = $(shell sed -n 's/^\#define LAZYIMG_VERSION_$(1) \([0-9][0-9]*\).
 VERSION    := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 # The SONAME's number is the ABI version (Package.swift), not the major version.
 LIB_FILE   := liblazyimg.so.0.$(call version_part,MINOR).$(call version_part,PATCH)
+# The decoders this build links, for lazyimg.pc's Requires.private.
+OPTIONAL_REQUIRES = $(if $(filter 1,$(LAZYIMG_AVIF)),libavif) $(if $(filter 1,$(LAZYIMG_HEIF)),libheif)
 INSTALLED  := $(LIBDIR)/$(LIB_FILE) $(LIBDIR)/liblazyimg.so.0 $(LIBDIR)/liblazyimg.so \
               $(INCLUDEDIR)/lazyimg.h $(LIBDIR)/pkgconfig/lazyimg.pc
 
@@ -86,7 +97,8 @@ install:
 	ln -sf liblazyimg.so.0 $(DESTDIR)$(LIBDIR)/liblazyimg.so
 	install -m 0644 include/lazyimg.h $(DESTDIR)$(INCLUDEDIR)/lazyimg.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@OPTIONAL_REQUIRES@|$(OPTIONAL_REQUIRES)|' \
+	    lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
 	@# Refresh the loader's cache when installing for real into a system directory.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig || true; fi
 
@@ -349,7 +361,7 @@ bench-placeholder: deps
 
 # Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
 # baseline loaders on the same transport and decoder, over a loopback site with a
-# 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 3 minutes).
+# 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 15 minutes).
 # Options: make bench-scroll BENCH_SCROLL_ARGS="--traces slow-drag --rounds 3".
 .PHONY: bench-scroll
 bench-scroll: deps
@@ -419,7 +431,7 @@ sanitize: deps
 # it and its group's name. The test binaries run directly. A new test file needs
 # its #if too (`make check-test-subsets` names the ones that lack it). The last
 # line adds the groups up.
-TSAN_GROUPS := LAZYIMG_TSAN_SUBSET_1 LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3 LAZYIMG_TSAN_SUBSET_4
+TSAN_GROUPS := LAZYIMG_TSAN_SUBSET_1 LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3 LAZYIMG_TSAN_SUBSET_4 LAZYIMG_TSAN_SUBSET_5
 check-test-subsets:
 	scripts/check-test-subsets.sh $(TSAN_GROUPS)
 
@@ -438,27 +450,43 @@ tsan: deps
 	printf "All groups:\n\t Executed %d tests, with %d tests skipped and 0 failures (0 unexpected)\n" $$executed $$skipped
 
 # libFuzzer on each decoder, on the response path and on the disk cache's entry and
-# journal parsers (Tests/Fuzz), seeded from ../shared/corpus and from the
-# cache files make xctest leaves in build/fuzz-seeds/, FUZZ_SECONDS per target: about
-# a minute and a half for all seven. For a longer run: make fuzz FUZZ_SECONDS=600.
-# Prints files seeded and executions per target; a crash fails the run and leaves its
-# input in build/fuzz/.
+# journal parsers (Tests/Fuzz), seeded from ../shared/corpus, from the cache files
+# make xctest leaves in build/fuzz-seeds/, and (AVIF and HEIC) from files the test
+# encoders make, FUZZ_SECONDS per target: about two minutes for all nine. For a
+# longer run: make fuzz FUZZ_SECONDS=600. Prints files seeded and executions per
+# target; a crash fails the run and leaves its input in build/fuzz/.
 .PHONY: fuzz
 FUZZ_SECONDS ?= 12
+# The AVIF and HEIC decoders, when this build has them; seeded from generated files.
+FUZZ_OPTIONAL = $(if $(filter 1,$(LAZYIMG_AVIF)),avif) $(if $(filter 1,$(LAZYIMG_HEIF)),heif)
 fuzz: deps
 	@if [ ! -d $(CORPUS) ]; then echo "fuzz: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
 	$(SWIFT) build -c release --scratch-path .build/fuzz --product lazyimg-fuzz \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLAZYIMG_FUZZING && \
-	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif response disk-entry disk-journal
+	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif response disk-entry disk-journal $(FUZZ_OPTIONAL)
 
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
+
+# A build without libavif and libheif, as on a machine that lacks them: it builds,
+# its liblazyimg.so needs neither, and its tests pass: AVIF and HEIF files are refused
+# by name, Accept leaves them out, the other formats decode as before.
+.PHONY: check-without-avif-heif
+WITHOUT_AVIF_HEIF := LAZYIMG_AVIF=0 LAZYIMG_HEIF=0
+WITHOUT_SCRATCH := .build/without-avif-heif
+WITHOUT_TESTS := ImageFormatNegotiationTests|HEIFItemsTests|Decoding(Format|JPEG|PNG|WebP|GIF)Tests|OutputOptionsTests
+check-without-avif-heif: deps
+	$(WITHOUT_AVIF_HEIF) $(SWIFT) build -c $(TEST_CONFIG) --build-tests --scratch-path $(WITHOUT_SCRATCH)
+	@if readelf -d $(WITHOUT_SCRATCH)/$(TEST_CONFIG)/liblazyimg.so | grep NEEDED | grep -E 'libavif|libheif'; then \
+	    echo "check-without-avif-heif: the library still needs libavif or libheif"; exit 1; fi
+	$(WITHOUT_AVIF_HEIF) $(SWIFT) test -c $(TEST_CONFIG) --skip-build --scratch-path $(WITHOUT_SCRATCH) \
+	    --disable-swift-testing --filter '$(WITHOUT_TESTS)'
 
 # The test command. Each step's output goes to build/test/STEP.log and one line is
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-placeholder-fixtures check-symbols check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-placeholder-fixtures check-symbols check-without-avif-heif check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
             check-python-install check-python-wheel check-python-types check-python-recipes \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
@@ -478,3 +506,14 @@ xctest: deps
 
 clean:
 	rm -rf .build build
+
+# What one decode of the worst file a server can craft holds at its peak, per format
+# (issue 17): each file decoded into a 64 px box in a process of its own, at the
+# default max_decode_bytes (64 MiB), in a release build of the tests (about 5
+# minutes the first time). Prints the table of the formats docs page.
+.PHONY: peak-memory
+peak-memory: deps
+	$(SWIFT) build -c release --build-tests --scratch-path .build/peak -Xswiftc -enable-testing
+	@echo "| file | bytes | outcome | peak growth | bound | CPU ms |"; echo "|---|---|---|---|---|---|"; \
+	set -o pipefail; LAZYIMG_PEAK_WORKING_MIB=64 $(SWIFT) test -c release --skip-build --scratch-path .build/peak \
+	    --disable-swift-testing --filter DecodingWorstCaseMemoryTests 2>&1 | sed -n 's/^peak: //p'

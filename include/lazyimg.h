@@ -64,11 +64,11 @@ extern "C" {
 /* The version this header describes. Compare with lazyimg_version_number()
  * at run time to detect a header/library mismatch. */
 #define LAZYIMG_VERSION_MAJOR 0
-#define LAZYIMG_VERSION_MINOR 3
+#define LAZYIMG_VERSION_MINOR 4
 #define LAZYIMG_VERSION_PATCH 0
-#define LAZYIMG_VERSION_STRING "0.3.0"
+#define LAZYIMG_VERSION_STRING "0.4.0"
 /* MAJOR * 1000000 + MINOR * 1000 + PATCH */
-#define LAZYIMG_VERSION_NUMBER 3000
+#define LAZYIMG_VERSION_NUMBER 4000
 
 /* The library's version as "MAJOR.MINOR.PATCH". Static storage, never NULL. */
 const char *lazyimg_version_string(void);
@@ -100,9 +100,14 @@ typedef enum lazyimg_status {
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
-                                        decodes */
-    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels,
-                                        or an interlaced PNG over 16 Mpx */
+                                        decodes; AVIF and HEIF in a build
+                                        without libavif or libheif */
+    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes, max_pixels or
+                                        max_decode_bytes (since 0.4.0; an
+                                        interlaced PNG over 16 Mpx before), a
+                                        JPEG whose scans would cost too much
+                                        work, or an AVIF/HEIF grid of over 256
+                                        tiles; the event's message says which */
     LAZYIMG_E_IO = -9,               /* a local file or descriptor failed, or a
                                         file:// URL is not a regular file */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
@@ -150,8 +155,11 @@ const char *lazyimg_strerror(lazyimg_status status);
  * max_response_bytes of downloaded bytes (see decode_queue_bytes), what its
  * decode threads need for the images being decoded (per format, see the docs'
  * formats page), and about 16 MiB of its own (threads, libcurl, connections).
+ * Its network (its own, or its session's: once per session) also keeps the
+ * first bytes of downloads that stopped early, for resuming them (see
+ * bytes_resumed): at most 8 MiB, the oldest dropped first.
  * With the defaults and a small target box that is about decode_queue_bytes +
- * memory_cache_bytes + 64 MiB (192 MiB) above what the process held before.
+ * memory_cache_bytes + 72 MiB (200 MiB) above what the process held before.
  * Bodies of lazyimg_fetch are not counted in decode_queue_bytes (each is
  * within max_response_bytes).
  *
@@ -241,7 +249,10 @@ typedef enum lazyimg_codec {
     LAZYIMG_CODEC_JPEG = 1,
     LAZYIMG_CODEC_PNG = 2,
     LAZYIMG_CODEC_GIF = 3,
-    LAZYIMG_CODEC_WEBP = 4
+    LAZYIMG_CODEC_WEBP = 4,
+    /* Since 0.4.0: */
+    LAZYIMG_CODEC_AVIF = 5,
+    LAZYIMG_CODEC_HEIF = 6      /* HEIC and the rest of the HEIF family */
 } lazyimg_codec;
 
 typedef enum lazyimg_event_type {
@@ -270,7 +281,9 @@ typedef struct lazyimg_event {
     size_t row;                 /* the row the ticket was requested for */
     uint64_t ticket;            /* the ticket lazyimg_request returned */
     lazyimg_status status;      /* LAZYIMG_OK for IMAGE; the error for FAILED */
-    int32_t http_status;        /* last HTTP status seen, 0 if none */
+    int32_t http_status;        /* last HTTP status seen, 0 if none. Since
+                                   0.4.0: 200 for a body a Range request
+                                   completed (206; see bytes_resumed) */
     lazyimg_source source;
     const char *url;            /* borrowed: valid only during the callback */
     lazyimg_image *image;       /* borrowed: valid only during the callback;
@@ -333,8 +346,12 @@ typedef struct lazyimg_config {
                                       4 tries x (max_response_bytes + 6 x 256 KiB
                                       of headers) */
     uint64_t max_pixels;           /* width*height limit checked from the image
-                                      header before decoding; default 50e6;
-                                      0 = default */
+                                      header before decoding (a GIF's or animated
+                                      WebP's canvas and its first frame each);
+                                      default 50e6; 0 = default. The image a
+                                      decode makes is at most 4 bytes a pixel of
+                                      the target box, or of this many pixels at
+                                      the original size */
     const char *user_agent;        /* copied; NULL = "lazyimg/VERSION"; no
                                       control bytes but HT */
     const char *const *http_headers; /* copied; NULL-terminated list of
@@ -343,7 +360,16 @@ typedef struct lazyimg_config {
                                       (the URL names the server); the value has
                                       no control bytes but HT. Sent only where
                                       http_headers_origins says (by default only
-                                      to the row's own origin). */
+                                      to the row's own origin).
+                                      Since 0.4.0: image requests name the
+                                      formats this build decodes, "Accept:
+                                      image/avif,image/heic,image/webp,
+                                      image/png,image/jpeg,image/gif" (AVIF and
+                                      HEIC only when built with them) and then
+                                      any type at q=0.5; the same for
+                                      LAZYIMG_OUTPUT_ENCODED. An Accept of your
+                                      own here replaces it where it is sent.
+                                      lazyimg_fetch sends libcurl's default. */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default. Before a ticket fails,
@@ -477,6 +503,22 @@ typedef struct lazyimg_config {
                                       session's network, download table, disk
                                       cache and memory budget (disk_cache_dir and
                                       disk_cache_bytes are then ignored) */
+    /* Since 0.4.0: */
+    uint64_t max_decode_bytes;     /* memory one decode may hold besides the image
+                                      it makes: what the codec keeps of the whole
+                                      file (a progressive JPEG's coefficients, 6
+                                      bytes a pixel at 4:4:4; a lossless WebP's
+                                      pixels; libwebp's alpha plane), full-size
+                                      buffers where rows cannot stream (interlaced
+                                      PNG, lossy WebP with alpha, an animation frame
+                                      smaller than its canvas, an interlaced GIF's
+                                      indices) and the rows that stream. Computed
+                                      from the file's headers before decoding: a
+                                      file that needs more fails with TOO_LARGE and
+                                      a message saying what it needs. So one decode
+                                      thread holds at most this plus its image
+                                      (see max_pixels). Default 64 MiB; 0 =
+                                      default */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -741,7 +783,12 @@ lazyimg_status lazyimg_fetch(lazyimg_loader *loader, const char *url, uint64_t *
 
 /* Adds a reference; returns `image` (NULL passes through). */
 lazyimg_image *lazyimg_image_retain(lazyimg_image *image);
-/* Drops a reference; NULL is accepted. */
+/* Drops a reference; NULL is accepted. Releasing a reference you do not hold
+ * (the same one twice, or one of an image already freed) is undefined
+ * behaviour, as free() twice is: the library does not detect it. Telling a
+ * live image from a freed one would cost every retain and release a lookup in
+ * a registry of live images, and would still be fooled once the freed
+ * address holds a new image. */
 void lazyimg_image_release(lazyimg_image *image);
 /* Size in pixels after downsampling; 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_width(const lazyimg_image *image);
@@ -757,13 +804,27 @@ const uint8_t *lazyimg_image_pixels(const lazyimg_image *image);
 /* The layout of the pixels; LAZYIMG_PIXEL_RGBA8 for NULL. */
 lazyimg_pixel_format lazyimg_image_pixel_format(const lazyimg_image *image);
 /* The size the image is shown at before downsampling: the size in the file,
- * with the sides swapped when a JPEG's EXIF orientation turns it a quarter
- * turn (pixels are always upright). 0 for NULL and for encoded images. */
+ * with the sides swapped when a JPEG's EXIF orientation (since 0.4.0 also an
+ * AVIF or HEIF file's irot) turns it a quarter turn (pixels are always
+ * upright). 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_source_width(const lazyimg_image *image);
 uint32_t lazyimg_image_source_height(const lazyimg_image *image);
-/* 1 when the file holds more frames (animated GIF or WebP; the pixels are the
- * first frame), else 0. Encoded images are not examined: always 0. */
+/* 1 when the file holds more frames (animated GIF or WebP, since 0.4.0 an AVIF
+ * sequence; the pixels are the first frame), else 0. Encoded images are not
+ * examined: always 0. */
 int lazyimg_image_is_animated(const lazyimg_image *image);
+/* Since 0.4.0: 1 when the file was damaged and is shown as browsers show it,
+ * else 0 (also for NULL and for encoded images, which are not examined):
+ * a JPEG that libjpeg decoded with warnings (bytes where a marker should
+ * be, a corrupt or cut-off scan, a missing Huffman table of a motion-JPEG
+ * frame); a baseline JPEG cut short, whose missing rows are transparent; a
+ * PNG with a bad CRC in a chunk the pixels do not need. The image is the
+ * final one for its URL and box, cached as any other: the bytes are all the
+ * server sent (a transfer cut off mid-body fails as NETWORK and is never
+ * decoded), so fetching again would bring the same damage. Files with
+ * damage that is not safe to show (a critical PNG chunk, a JPEG error that
+ * stops libjpeg) still fail with DECODE. */
+int lazyimg_image_is_damaged(const lazyimg_image *image);
 /* LAZYIMG_OUTPUT_ENCODED loaders: borrowed pointer to the file's bytes, valid
  * while a reference is held, and their count in *out_size (may be NULL).
  * NULL (and *out_size 0) for NULL and for decoded images. */
@@ -850,6 +911,13 @@ typedef struct lazyimg_stats {
                                       rows left before a decode thread was free
                                       (decode_queue_bytes); such a URL is
                                       downloaded again if its row comes back */
+    /* Since 0.4.0: */
+    uint64_t bytes_resumed;        /* body bytes not downloaded again: a download
+                                      stopped early (its row left the window, or
+                                      the network cut it off) kept its first
+                                      bytes, and the next download of the URL
+                                      asked only for the rest (Range, answered
+                                      206). Not counted in bytes_downloaded */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.
@@ -949,7 +1017,10 @@ lazyimg_status lazyimg_session_create(const lazyimg_config *cfg, lazyimg_session
 
 /* Drops the caller's reference; NULL is accepted. Loaders made with the session
  * keep theirs: the network thread stops when the last of them is destroyed, so
- * this may be called right after the loaders are created. */
+ * this may be called right after the loaders are created. Destroying a session
+ * a second time is undefined behaviour (it drops a reference the caller no
+ * longer holds, and may free the session under its loaders), as
+ * sqlite3_close on a closed connection is: the library does not detect it. */
 void lazyimg_session_destroy(lazyimg_session *session);
 
 #ifdef __cplusplus

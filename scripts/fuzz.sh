@@ -16,6 +16,9 @@ seeds() {
         png) echo "$corpus/pngsuite $corpus/png-corrupt $corpus/bad/png" ;;
         webp) echo "$corpus/webp $corpus/bad/webp" ;;
         gif) echo "$corpus/gif $corpus/bad/gif" ;;
+        # The corpus has no AVIF or HEIC: files the test encoders make (--write-seeds).
+        avif) echo "build/fuzz/seeds/avif" ;;
+        heif) echo "build/fuzz/seeds/heif" ;;
         # Bodies of every kind, plus the non-image texts beside them.
         response) echo "$corpus/bad $corpus/png-corrupt" ;;
         disk-entry | disk-journal) echo "build/fuzz-seeds/$1" ;;
@@ -23,6 +26,7 @@ seeds() {
 }
 
 mkdir -p build/fuzz build/fuzz-seeds/disk-entry build/fuzz-seeds/disk-journal
+ASAN_OPTIONS=detect_leaks=0 "$fuzzer" --write-seeds build/fuzz/seeds
 failed=0
 rows=()
 for target in "$@"; do

@@ -69,7 +69,7 @@ public func lazyimg_create_error() -> UnsafePointer<CChar> {
 @_cdecl("lazyimg_version_string")
 public func lazyimg_version_string() -> UnsafePointer<CChar> {
     // Must match LAZYIMG_VERSION_STRING in the header (a test checks).
-    cString("0.3.0")
+    cString("0.4.0")
 }
 
 @_cdecl("lazyimg_version_number")

@@ -11,6 +11,12 @@ import LazyImgCore
 enum FuzzTarget: String, CaseIterable {
     case jpeg, png, webp, gif, response
     case diskEntry = "disk-entry", diskJournal = "disk-journal"
+    #if LAZYIMG_AVIF
+    case avif
+    #endif
+    #if LAZYIMG_HEIF
+    case heif
+    #endif
 
     /// Small limits keep each run fast and inside libFuzzer's memory limit; the
     /// decoders' size checks are part of what is fuzzed.
@@ -31,6 +37,12 @@ enum FuzzTarget: String, CaseIterable {
         case .png: _ = try? PNGDecoder().decode(bytes, options: options, limits: Self.limits)
         case .webp: _ = try? WebPDecoder().decode(bytes, options: options, limits: Self.limits)
         case .gif: _ = try? GIFDecoder().decode(bytes, options: options, limits: Self.limits)
+        #if LAZYIMG_AVIF
+        case .avif: _ = try? AVIFDecoder().decode(bytes, options: options, limits: Self.limits)
+        #endif
+        #if LAZYIMG_HEIF
+        case .heif: _ = try? HEIFDecoder().decode(bytes, options: options, limits: Self.limits)
+        #endif
         case .response:
             ResponseHarness.pixels.deliver(bytes)
             ResponseHarness.encoded.deliver(bytes)

@@ -17,6 +17,8 @@ struct ReceivedEvent: Sendable {
     var message: String
     /// A DATA event's body, copied out of the borrowed pointer.
     var data: [UInt8] = []
+    /// lazyimg_image_is_damaged of the event's image.
+    var damaged: Int32 = 0
 }
 
 /// Plays the C host: owns a loader made through the C API and records its events.
@@ -39,7 +41,8 @@ final class CHost: @unchecked Sendable {
                 source: e.source, url: e.url.map { String(cString: $0) } ?? "",
                 width: lazyimg_image_width(e.image), height: lazyimg_image_height(e.image), structSize: e.struct_size,
                 message: e.message.map { String(cString: $0) } ?? "<NULL>",
-                data: e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.data_size)) } ?? [])
+                data: e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.data_size)) } ?? [],
+                damaged: lazyimg_image_is_damaged(e.image))
             host.received.withLock { $0.append(event) }
             host.onEvent?(host, event)
         }

@@ -359,6 +359,11 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(host.destroy(), LAZYIMG_OK, "waits for the disk writes")
         let again = try makeHost { $0.disk_cache_bytes = 64 << 20 }
         XCTAssertEqual(loadAll(again, urls), pixels, "what is on disk is intact, the rest downloaded again")
+        // The writes follow the events they store: wait for one to find the disk full
+        // (under load they came after loadAll returned, and the count read 0).
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + 10_000
+        while again.stats().disk_write_errors == 0 && clock.nowMilliseconds < deadline { usleep(1000) }
         XCTAssertGreaterThan(again.stats().disk_write_errors, 0, "writes that found the disk full are counted")
         XCTAssertTrue(again.events.contains { $0.source == LAZYIMG_SOURCE_DISK }, "some entries fitted")
         XCTAssertEqual(again.events.map(\.type), Array(repeating: LAZYIMG_EVENT_IMAGE, count: urls.count))

@@ -53,7 +53,7 @@ final class SchedulerTests: XCTestCase {
             transfers[row(of: url)] = id
             return "start \(row(of: url))"
         case .startFetch(_, let url): return "fetch \(url)"
-        case .cancelTransfer(let id):
+        case .cancelTransfer(let id, _):
             return "stop \(transfers.first { $0.value == id }?.key ?? -1)"
         case .readDisk(_, let key, _): return "disk \(row(of: key.url))"
         case .decode(let work):

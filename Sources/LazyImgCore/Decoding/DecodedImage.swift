@@ -23,6 +23,12 @@ public final class DecodedImage: Sendable {
     /// Drawn from a placeholder hash (BlurHash, ThumbHash), not decoded from the file:
     /// what a row shows until its image arrives, never the image itself.
     public let isPlaceholder: Bool
+    /// Whether the file was damaged and shown as a browser shows it: a JPEG that
+    /// libjpeg decoded with warnings (bytes where a marker should be, a cut-off or
+    /// corrupt scan; a cut-off baseline file's missing rows are transparent), a PNG
+    /// with a bad CRC in a chunk the pixels do not need. Written only by the decoder
+    /// that made the image (or the disk cache reading it back), before it is shared.
+    nonisolated(unsafe) public internal(set) var isDamaged = false
     /// The pixels, or an encoded image's file bytes. Written only by whoever made the
     /// image, before it is shared.
     nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer
@@ -42,8 +48,11 @@ public final class DecodedImage: Sendable {
     /// Returns nil when the size overflows or the allocation would be absurd.
     public init?(width: Int, height: Int, stride: Int? = nil, sourceWidth: Int, sourceHeight: Int,
                  format: PixelFormat = .rgba8, isAnimated: Bool = false, isPlaceholder: Bool = false) {
-        let rowBytes = stride ?? width &* 4
-        guard width > 0, height > 0, rowBytes >= width &* 4,
+        guard width > 0, height > 0, case (let pixelBytes, false) = width.multipliedReportingOverflow(by: 4) else {
+            return nil
+        }
+        let rowBytes = stride ?? pixelBytes
+        guard rowBytes >= pixelBytes,
               case (let total, false) = rowBytes.multipliedReportingOverflow(by: height),
               total <= Int(Int32.max)
         else { return nil }

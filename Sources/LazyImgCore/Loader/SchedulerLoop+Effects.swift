@@ -17,7 +17,7 @@ extension SchedulerLoop {
         for effect in effects {
             switch effect {
             case .startDownload(let id, let url, let validators):
-                var request = configuration.dataRequest(for: url)
+                var request = configuration.imageRequest(for: url)
                 request.memoryBudget = downloadBudget
                 if let validators { request.validators = validators }
                 let completion = downloadCompletion
@@ -28,8 +28,8 @@ extension SchedulerLoop {
                 transport.start(id, configuration.dataRequest(for: url)) { [weak self] id, response in
                     self?.post(work: .fetched(id, response))
                 }
-            case .cancelTransfer(let id):
-                transport.cancel(id)
+            case .cancelTransfer(let id, let keepingBytes):
+                if keepingBytes { transport.cancelKeepingBytes(id) } else { transport.cancel(id) }
             case .readDisk(let job, let key, let priority):
                 queueDiskRead(job: job, key: key, priority: priority)
             case .decode(let work):
@@ -79,7 +79,10 @@ extension SchedulerLoop {
                 return
             }
             let result = makeImage(file.bytes, work.key, decoder: decoder)
-            let message = result.failure.map { FailureMessage.describe($0, bytes: file.bytes) } ?? ""
+            // The decoder's own reason when it gave one (a damaged or hostile file).
+            let reason = configuration.output == .encoded ? "" : decoder.lastFailureReason
+            let message = result.failure.map { reason.isEmpty ? FailureMessage.describe($0, bytes: file.bytes) : reason }
+                ?? ""
             guard diskCache != nil, case .success(let image) = result else {
                 post(work: .decoded(job: work.job, key: work.key, result, httpStatus: work.httpStatus, message: message,
                                     source: work.source, releasedBytes: file.count))
@@ -102,7 +105,7 @@ extension SchedulerLoop {
         if configuration.output == .encoded { return Self.encodedImage(bytes) }
         do throws(LoaderError) {
             return .success(try decoder.decode(bytes, options: key.options,
-                                               limits: DecodeLimits(maxPixels: configuration.maxPixels)))
+                                               limits: configuration.decodeLimits))
         } catch {
             return .failure(error)
         }

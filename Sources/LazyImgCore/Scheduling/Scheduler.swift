@@ -386,7 +386,7 @@ final class Scheduler {
             jobByTransfer[transfer] = nil
             downloading -= 1
             stats.downloadsCancelled += 1
-            effects.append(.cancelTransfer(transfer))
+            effects.append(.cancelTransfer(transfer, keepingBytes: true))
             hostSlotFreed(key.url)
         case .decoding(let claim):
             claim.setWanted(false)
@@ -427,6 +427,7 @@ final class Scheduler {
         downloading -= 1
         hostSlotFreed(key.url)
         stats.bytesDownloaded = stats.bytesDownloaded.addingClamped(response.bytesReceived)
+        stats.bytesResumed = stats.bytesResumed.addingClamped(response.resumedBytes)
         if case .success(let bytes) = response.result, job.tickets.isEmpty, let row = job.prefetchRow ?? job.startRow {
             fetchedUnasked(key, row: row, bytes: bytes.count)
         }
@@ -636,7 +637,7 @@ final class Scheduler {
         guard let (fetch, transfer) = fetches.remove(ticket: ticket) else { return false }
         if let transfer {
             downloading -= 1
-            effects.append(.cancelTransfer(transfer))
+            effects.append(.cancelTransfer(transfer, keepingBytes: false))
             hostSlotFreed(fetch.url)
         }
         effects.append(.finish(LoaderEvent(ticket: ticket, row: 0, url: fetch.url, outcome: .failed(.cancelled),
@@ -650,6 +651,7 @@ final class Scheduler {
         downloading -= 1
         hostSlotFreed(fetch.url)
         stats.bytesDownloaded = stats.bytesDownloaded.addingClamped(response.bytesReceived)
+        stats.bytesResumed = stats.bytesResumed.addingClamped(response.resumedBytes)
         let outcome: LoaderEvent.Outcome
         var message = ""
         switch response.result {

@@ -4,7 +4,9 @@ enum SchedulerEffect: Sendable {
     /// Download `url` as transfer `id`; `validators` revalidate a stale disk copy.
     case startDownload(TransferID, ImageURL, validators: [String]?)
     case startFetch(TransferID, ImageURL)
-    case cancelTransfer(TransferID)
+    /// `keepingBytes`: a download nothing wants now, whose row may come back (a
+    /// wrong prediction): the transport may keep what came and ask for the rest.
+    case cancelTransfer(TransferID, keepingBytes: Bool)
     /// Look for the job's image on disk, on a worker, at this priority (lower first).
     case readDisk(job: UInt64, key: CacheKey, priority: Int)
     case decode(DecodeWork)

@@ -63,6 +63,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "lazyimg_image_source_width": (ctypes.c_uint32, [_image]),
     "lazyimg_image_source_height": (ctypes.c_uint32, [_image]),
     "lazyimg_image_is_animated": (ctypes.c_int, [_image]),
+    "lazyimg_image_is_damaged": (ctypes.c_int, [_image]),
     "lazyimg_image_encoded_data": (ctypes.c_void_p, [_image, _out_size]),
     "lazyimg_image_codec": (ctypes.c_int, [_image]),
     "lazyimg_image_is_placeholder": (ctypes.c_int, [_image]),

@@ -94,6 +94,9 @@ class Codec(_Open):
     PNG = 2
     GIF = 3
     WEBP = 4
+    # Since 0.4.0:
+    AVIF = 5
+    HEIF = 6
 
 
 class EventType(_Open):
