@@ -25,8 +25,6 @@ final class WakeSignal: Sendable {
     /// A write to the eventfd since the worker last woke.
     private let pending = Atomic<Bool>(false)
     private let fd: Int32
-    /// Wakes that wrote the eventfd: each a system call on the thread that woke it.
-    let signals = Atomic<UInt64>(0)
 
     /// nil when the system refuses an eventfd.
     init?() {
@@ -46,7 +44,6 @@ final class WakeSignal: Sendable {
         let current = mode.load(ordering: .sequentiallyConsistent)
         guard current == Mode.sleeping.rawValue || (urgent && current == Mode.napping.rawValue) else { return false }
         guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return false }
-        signals.add(1, ordering: .relaxed)
         lazyimg_eventfd_signal(fd)
         return true
     }

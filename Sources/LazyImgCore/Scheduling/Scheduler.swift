@@ -693,9 +693,6 @@ final class Scheduler {
         lastID += 1
         return lastID
     }
-
-    /// Whether the job of `key` exists and is in `phase`; for the tests.
-    func phase(of key: CacheKey) -> Job.Phase? { jobs[key]?.phase }
 }
 
 extension Result {
