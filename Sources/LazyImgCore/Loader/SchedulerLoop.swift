@@ -135,8 +135,10 @@ final class SchedulerLoop: @unchecked Sendable {
     /// Handles everything pushed since the last step, then the timer if it is due,
     /// and publishes what the host's threads read. Returns true after the shutdown.
     private func step() -> Bool {
-        steps.locked { stepsBegun += 1 }
+        // Cleared before the step counts as begun: a `waitForStep` that reads the
+        // count after it sets the flag after, and so gets the next step as well.
         stepWanted.store(false, ordering: .sequentiallyConsistent)
+        steps.locked { stepsBegun += 1 }
         hostBatch.removeAll(keepingCapacity: true)
         workBatch.removeAll(keepingCapacity: true)
         let hostCount = hostInputs.takeAll(into: &hostBatch)
