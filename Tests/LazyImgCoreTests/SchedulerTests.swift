@@ -74,6 +74,11 @@ final class SchedulerTests: XCTestCase {
 
     private var decodes: [CacheKey: DecodeWork] = [:]
 
+    /// A host's request that missed, having seen every image cached so far.
+    private func request(_ ticket: UInt64, row: Int) -> [String] {
+        feed(.request(ticket: ticket, row: row, key: key(row), imagesCached: scheduler.imagesCached))
+    }
+
     private func downloaded(_ row: Int, _ result: Result<[UInt8], LoaderError>, status: Int = 200) -> [String] {
         guard let id = transfers[row] else {
             XCTFail("row \(row) never started")
@@ -95,7 +100,7 @@ final class SchedulerTests: XCTestCase {
     func testAVisibleRowStartsThenDecodesThenAnswersItsTicket() {
         XCTAssertEqual(feed(.scroll(.idle, velocity: 0, at: now)), [])
         XCTAssertEqual(feed(.visible(0..<2)), ["start 0", "start 1"], "the window's rows, asked for or not")
-        XCTAssertEqual(feed(.request(ticket: 7, row: 0, key: key(0))), [], "joins the running download")
+        XCTAssertEqual(request(7, row: 0), [], "joins the running download")
         XCTAssertEqual(downloaded(0, .success([1, 2, 3])), ["decode 0"])
         XCTAssertEqual(environment.held, 3, "the file counts in the download budget until decoded")
         XCTAssertEqual(decoded(0), ["cache 0", "image 7"])
@@ -107,7 +112,7 @@ final class SchedulerTests: XCTestCase {
     func testAFastListHoldsItsRequestsUntilItRests() {
         XCTAssertEqual(feed(.scroll(.dragging, velocity: 100, at: now)), [])
         XCTAssertEqual(feed(.visible(50..<53)), [], "ten screens a second: nothing starts")
-        XCTAssertEqual(feed(.request(ticket: 1, row: 51, key: key(51))), [])
+        XCTAssertEqual(request(1, row: 51), [])
         now += 16
         let rested = feed(.scroll(.idle, velocity: 0, at: now))
         XCTAssertEqual(Set(rested), ["start 50", "start 51", "start 52"])
@@ -118,7 +123,7 @@ final class SchedulerTests: XCTestCase {
     func testARowThatLeavesEndsItsTicketAndStopsItsDownload() {
         _ = feed(.scroll(.idle, velocity: 0, at: now))
         XCTAssertEqual(feed(.visible(0..<2)), ["start 0", "start 1"])
-        XCTAssertEqual(feed(.request(ticket: 3, row: 0, key: key(0))), [])
+        XCTAssertEqual(request(3, row: 0), [])
         let moved = feed(.visible(10..<12))
         XCTAssertEqual(Set(moved), ["failed 3 cancelled", "stop 0", "stop 1", "start 10", "start 11"])
         XCTAssertEqual(moved.suffix(2), ["start 10", "start 11"], "the slots freed first")
@@ -129,7 +134,7 @@ final class SchedulerTests: XCTestCase {
     func testATransientFailureWaitsOutItsBackoffOnTheClock() {
         _ = feed(.scroll(.idle, velocity: 0, at: now))
         XCTAssertEqual(feed(.visible(0..<1)), ["start 0"])
-        XCTAssertEqual(feed(.request(ticket: 5, row: 0, key: key(0))), [])
+        XCTAssertEqual(request(5, row: 0), [])
         let failedAt = now
         XCTAssertEqual(downloaded(0, .failure(.http(status: 503)), status: 503), [], "no event: it retries")
         // The first retry waits half of the 250 ms base delay, jitter 0.
@@ -140,14 +145,28 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(downloaded(0, .failure(.http(status: 404)), status: 404),
                        ["failure 0", "failed 5 http(status: 404)"], "not transient: the ticket ends")
         XCTAssertEqual(scheduler.stats.downloadsRetried, 1)
-        XCTAssertEqual(feed(.request(ticket: 6, row: 0, key: key(0))), ["failed 6 http(status: 404)"],
+        XCTAssertEqual(request(6, row: 0), ["failed 6 http(status: 404)"],
                        "the failure answers at once for a while")
+    }
+
+    func testAnImageCachedAfterTheHostLookedAnswersItsRequestAtOnce() {
+        _ = feed(.scroll(.idle, velocity: 0, at: now))
+        XCTAssertEqual(feed(.visible(0..<1)), ["start 0"])
+        XCTAssertEqual(downloaded(0, .success([1, 2])), ["decode 0"])
+        let seenByTheHost = scheduler.imagesCached
+        XCTAssertEqual(decoded(0), ["cache 0"], "fetched unasked")
+        environment.cached[key(0)] = DecodedImage(width: 2, height: 1, sourceWidth: 2, sourceHeight: 1)
+        XCTAssertEqual(feed(.request(ticket: 4, row: 0, key: key(0), imagesCached: seenByTheHost)), ["image 4"],
+                       "cached after the host missed")
+        environment.cached[key(9)] = environment.cached[key(0)]
+        XCTAssertEqual(request(8, row: 9), ["start 9"],
+                       "nothing cached since the host missed: its miss stands, the cache is not asked")
     }
 
     func testACancelledTicketLetsItsJobGoOnlyWhenNothingElseWantsIt() {
         // No visible range yet: requests start in the order they came.
-        XCTAssertEqual(feed(.request(ticket: 1, row: 4, key: key(4))), ["start 4"])
-        XCTAssertEqual(feed(.request(ticket: 2, row: 4, key: key(4))), [])
+        XCTAssertEqual(request(1, row: 4), ["start 4"])
+        XCTAssertEqual(request(2, row: 4), [])
         XCTAssertEqual(feed(.cancel(ticket: 1)), ["failed 1 cancelled"], "ticket 2 still wants it")
         XCTAssertEqual(feed(.cancel(ticket: 2)), ["failed 2 cancelled", "stop 4"])
         XCTAssertEqual(feed(.cancel(ticket: 2)), [], "a ticket ends once")

@@ -208,13 +208,13 @@ public final class ImageLoader: Sendable {
             }
             let key = try f.key(forRow: row)
             guard key.isLoadable(allowingFiles: configuration.allowFileURLs) else { throw .badURL }
-            if let failure = f.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
+            if !f.failures.isEmpty, let failure = f.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
                 throw failure.error
             }
             f.stats.requests += 1
             let ticket = f.openTicket(row: row, url: key.url)
             // In the same hold: the scheduler reads it after the list it belongs to.
-            loop.hostInputs.push(.request(ticket: ticket, row: row, key: key))
+            loop.hostInputs.push(.request(ticket: ticket, row: row, key: key, imagesCached: f.imagesCached))
             guard hostView.holds(row) else { return .pending(ticket) }
             f.stats.deferred += 1
             return .deferred(ticket)

@@ -14,6 +14,9 @@ struct LoaderFront {
     private(set) var live: [UInt64: LiveTicket] = [:]
     /// Never 0, never reused.
     private var lastTicket: UInt64 = 0
+    /// The images the scheduler has cached so far (its `.cache` effects carried
+    /// out): a request's miss says how many it saw (`Scheduler.imagesCached`).
+    var imagesCached: UInt64 = 0
     /// The host-side counters: requests, memory hits and deferred requests.
     var stats = LoaderStats()
     var isShuttingDown = false

@@ -35,7 +35,10 @@ extension SchedulerLoop {
             case .decode(let work):
                 queueDecode(work)
             case .cache(let image, let key, let unseenPrefetch):
-                front.withLock { $0.cache.insert(image, for: key, unseenPrefetch: unseenPrefetch) }
+                front.withLock { f in
+                    f.cache.insert(image, for: key, unseenPrefetch: unseenPrefetch)
+                    f.imagesCached &+= 1
+                }
                 cached = true
             case .recordFailure(let url, let failure):
                 front.withLock { $0.failures.record(url, error: failure.error, httpStatus: failure.httpStatus,
@@ -81,8 +84,9 @@ extension SchedulerLoop {
             let result = makeImage(file.bytes, work.key, decoder: decoder)
             // The decoder's own reason when it gave one (a damaged or hostile file).
             let reason = configuration.output == .encoded ? "" : decoder.lastFailureReason
-            let message = result.failure.map { reason.isEmpty ? FailureMessage.describe($0, bytes: file.bytes) : reason }
-                ?? ""
+            let message = result.failure.map { error in
+                reason.isEmpty ? FailureMessage.describe(error, bytes: file.bytes) : reason
+            } ?? ""
             guard diskCache != nil, case .success(let image) = result else {
                 post(work: .decoded(job: work.job, key: work.key, result, httpStatus: work.httpStatus, message: message,
                                     source: work.source, releasedBytes: file.count))

@@ -32,6 +32,8 @@ final class Scheduler {
     private(set) var now: Int64 = 0
     /// What the inputs so far decided, in order, until the runner takes them.
     var effects: [SchedulerEffect] = []
+    /// The `.cache` effects handed out so far.
+    private(set) var imagesCached: UInt64 = 0
     /// When the scheduler wants a `.timer` input: the earliest moment a retry's wait
     /// or a host's pause ends. nil: none.
     private(set) var timerDue: Int64?
@@ -104,8 +106,8 @@ final class Scheduler {
         case .target(let rows):
             view.setTarget(rows)
             viewDidChange()
-        case .request(let ticket, let row, let key):
-            request(ticket, row: row, key: key)
+        case .request(let ticket, let row, let key, let imagesCached):
+            request(ticket, row: row, key: key, imagesCachedThen: imagesCached)
         case .cancel(let ticket):
             if cancelFetch(ticket) || tickets[ticket] != nil {
                 cancelTicket(ticket)
@@ -161,11 +163,13 @@ final class Scheduler {
 
     /// A request that missed the memory cache: its ticket joins the job of its key,
     /// or makes one, and the job starts as soon as the window and a slot allow.
-    private func request(_ ticket: UInt64, row: Int, key: CacheKey) {
+    private func request(_ ticket: UInt64, row: Int, key: CacheKey, imagesCachedThen: UInt64) {
         guard !isShuttingDown else { return }
         // The host looked a moment ago; a job that ended since may have answered.
+        // Only this scheduler caches images: when it cached none since, the host's
+        // miss stands, and the cache's lock (the host's) is not taken for nothing.
         if jobs[key] == nil {
-            if let image = environment.cachedImage(key) {
+            if imagesCachedThen != imagesCached, let image = environment.cachedImage(key) {
                 tickets[ticket] = Ticket(row: row, key: key)
                 finish(ticket, .image(image, .memory), httpStatus: 0)
                 return
@@ -540,6 +544,7 @@ final class Scheduler {
             }
             // Even for a job cancelled meanwhile: the work is done, keep it.
             effects.append(.cache(image, key, unseenPrefetch: prefetch.isUnseen(key)))
+            imagesCached &+= 1
             for id in job?.tickets.ids.sorted() ?? [] { finish(id, .image(image, source), httpStatus: httpStatus) }
         case .failure(let error):
             guard let job = jobs[key], job.id == jobID else { return }

@@ -9,8 +9,10 @@ enum SchedulerInput: Sendable {
     case visible(Range<Int>)
     /// Empty: the host withdrew its target.
     case target(Range<Int>)
-    /// A request that missed the memory cache; its ticket is live.
-    case request(ticket: UInt64, row: Int, key: CacheKey)
+    /// A request that missed the memory cache; its ticket is live. `imagesCached`:
+    /// how many images the scheduler had had cached when the host looked
+    /// (`LoaderFront.imagesCached`).
+    case request(ticket: UInt64, row: Int, key: CacheKey, imagesCached: UInt64)
     /// The host cancelled a live ticket (its CANCELLED event is queued already).
     case cancel(ticket: UInt64)
     case fetch(ticket: UInt64, url: ImageURL)
