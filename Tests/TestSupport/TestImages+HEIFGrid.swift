@@ -2,12 +2,15 @@
 @_spi(Testing) import LazyImgCore
 
 /// A grid HEIC: `columns` x `rows` tiles of `tileWidth` x `tileHeight`, tile i showing
-/// `colours[i]`, as cameras store photos. libheif 1.15 writes no grids, so each tile
+/// `colours[i]`, as cameras store photos; `canvas` may crop the last row and column.
+/// libheif 1.15 writes no grids, so each tile
 /// is a HEIC libheif encodes, taken apart with `HEIFItems`; its properties and bytes
 /// become one tile item of a grid built here (ISO/IEC 23008-12 6.6.2.3). Returns []
 /// when a tile cannot be made.
 public func makeGridHEIC(columns: Int, rows: Int, tileWidth: Int, tileHeight: Int, colours: [[UInt8]],
-                         options: HEICTestOptions = HEICTestOptions()) -> [UInt8] {
+                         options: HEICTestOptions = HEICTestOptions(),
+                         canvas: (width: Int, height: Int)? = nil) -> [UInt8] {
+    let canvas = canvas ?? (columns * tileWidth, rows * tileHeight)
     var tiles: [CodedTile] = []
     for colour in colours {
         let file = makeHEIC(width: tileWidth, height: tileHeight,
@@ -17,7 +20,7 @@ public func makeGridHEIC(columns: Int, rows: Int, tileWidth: Int, tileHeight: In
     }
     guard tiles.count == columns * rows else { return [] }
     let gridData = [0, 0, UInt8(rows - 1), UInt8(columns - 1)]
-        + bigEndian(columns * tileWidth, bytes: 2) + bigEndian(rows * tileHeight, bytes: 2)
+        + bigEndian(canvas.width, bytes: 2) + bigEndian(canvas.height, bytes: 2)
 
     let ftyp = isoBox("ftyp", Array("heic".utf8) + bigEndian(0, bytes: 4) + Array("mif1heic".utf8))
     // The tiles' bytes follow the meta box in mdat; its size does not depend on where.
@@ -29,8 +32,7 @@ public func makeGridHEIC(columns: Int, rows: Int, tileWidth: Int, tileHeight: In
             associations.append(tile.properties.indices.map { properties.count + $0 + 1 })
             properties += tile.properties
         }
-        properties.append(isoFullBox("ispe", 0, bigEndian(columns * tileWidth, bytes: 4)
-                                                    + bigEndian(rows * tileHeight, bytes: 4)))
+        properties.append(isoFullBox("ispe", 0, bigEndian(canvas.width, bytes: 4) + bigEndian(canvas.height, bytes: 4)))
         associations.insert([properties.count], at: 0)
         // ipma with flags 1: 16-bit property indexes.
         let ipma = isoFullBox("ipma", 0, bigEndian(associations.count, bytes: 4)

@@ -121,16 +121,11 @@ public struct AVIFDecoder: ImageDecoding {
         return (Int(rect.x), Int(rect.y), Int(rect.width), Int(rect.height))
     }
 
-    /// `irot` (a quarter turn anticlockwise per step) followed by `imir` (axis 0: top and
-    /// bottom exchanged, 1: left and right), as MIAF orders them, as one EXIF orientation.
+    /// The frame's `irot` and `imir` as one EXIF orientation.
     static func orientation(_ image: avifImage) -> ImageOrientation {
-        var turns = image.transformFlags & AVIF_TRANSFORM_IROT.rawValue != 0 ? Int(image.irot.angle & 3) : 0
-        guard image.transformFlags & AVIF_TRANSFORM_IMIR.rawValue != 0 else {
-            return [.up, .left, .down, .right][turns]
-        }
-        // Exchanging left and right is exchanging top and bottom after a half turn.
-        if image.imir.mode & 1 == 1 { turns = (turns + 2) & 3 }
-        return [.downMirrored, .leftMirrored, .upMirrored, .rightMirrored][turns]
+        ImageOrientation(
+            anticlockwiseTurns: image.transformFlags & AVIF_TRANSFORM_IROT.rawValue != 0 ? Int(image.irot.angle) : 0,
+            mirrorAxis: image.transformFlags & AVIF_TRANSFORM_IMIR.rawValue != 0 ? Int(image.imir.mode) : nil)
     }
 
     private static func check(_ result: avifResult) throws(LoaderError) {
