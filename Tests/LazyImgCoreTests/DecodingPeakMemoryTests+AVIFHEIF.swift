@@ -7,8 +7,8 @@ import XCTest
 /// allows (max_decode_bytes lifted, as a host may) and for headers that claim more.
 /// dav1d and libde265 keep the whole frame (a HEIC grid, one row of tiles), so the
 /// cost is bytes per pixel; the RGBA rows go to the resampler one at a time, so no
-/// full-size RGBA image is added. `DecodingAVIFMemoryTests` and
-/// `DecodingHEICMemoryTests` check the estimate max_decode_bytes is held to. Each
+/// full-size RGBA image is added. `DecodingAVIFHEICMemoryTests` checks the estimate
+/// max_decode_bytes is held to. Each
 /// decode runs in a fresh process: the file is made here, where the encoder's freed
 /// memory cannot be reused by the decoder and hide its growth.
 extension DecodingPeakMemoryTests {

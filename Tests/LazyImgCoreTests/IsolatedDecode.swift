@@ -1,6 +1,6 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_5 // ThreadSanitizer group 5 (see the Makefile's tsan)
 import Glibc
-import LazyImgCore
+@testable import LazyImgCore
 import TestSupport
 import XCTest
 
@@ -37,8 +37,23 @@ enum IsolatedDecode {
         XCTAssertEqual(child.wait(), 0, "the child process failed")
         let lines = String(decoding: try DecodingTestHelpers.read(paths[2]), as: UTF8.self).split(separator: "\n",
                                                                                                   omittingEmptySubsequences: false)
-        guard lines.count == 3, let growth = Int(lines[0]), growth >= 0 else { throw XCTSkip("/proc/self/clear_refs is not available") }
+        guard lines.count == 3, let growth = Int(lines[0]), growth >= 0 else {
+            throw XCTSkip("/proc/self/clear_refs is not available")
+        }
         return Outcome(growth: growth, result: String(lines[1]), reason: String(lines[2]))
+    }
+
+    /// Measures `file` under `limits`, prints its row of the table of peaks beside
+    /// estimates (`make peak-memory`), and asserts that it decoded and that `estimate`
+    /// covers its peak.
+    static func assertEstimateCovers(_ name: String, _ file: [UInt8], estimate: Int, warmUp: [UInt8],
+                                     limits: DecodeLimits, childTest: String, line: UInt) throws {
+        XCTAssertFalse(file.isEmpty, "\(name): the test image could not be made", line: line)
+        let outcome = try measure(file, warmUp: warmUp, limits: limits, childTest: childTest)
+        XCTAssertTrue(outcome.result.hasPrefix("ok "), "\(name): \(outcome.result)", line: line)
+        let ratio = (Double(estimate) / Double(max(1, outcome.growth)) * 100).rounded() / 100
+        print("estimate: | \(name) | \(ByteCount(outcome.growth)) | \(ByteCount(estimate)) | \(ratio) |")
+        XCTAssertLessThanOrEqual(outcome.growth, estimate, "\(name): the estimate is below the peak", line: line)
     }
 
     /// The child's part: nothing unless started by `measure`.

@@ -5,12 +5,13 @@
 /// Per coded picture libde265 (decoding on the calling thread, `HEVCPicture`) holds its
 /// planes at the coded size, in bytes or 16-bit words, and tables for the picture:
 /// prediction modes, motion, transform and deblocking flags of each 4 x 4 block, and
-/// per coding tree block its SAO parameters and a lock (`codingTreeBlockBytes`: 16 x 16
-/// trees cost 0.6 bytes a pixel, 64 x 64 ones 0.04); while it applies SAO, a copy of
-/// its largest plane; besides, the coded bytes it copied in, a header per slice
-/// segment, and the decoder itself. A grid holds the pictures of one row of tiles; alpha, decoded
+/// per coding tree block its SAO parameters and a lock (a byte a pixel with 16 x 16
+/// trees, a sixteenth with 64 x 64 ones); while it applies SAO, a copy of its largest
+/// plane; besides, the coded bytes it copied in, a header per slice segment, and the
+/// decoder itself. A grid holds the pictures of one row of tiles; alpha, decoded
 /// first, an 8-bit plane while the colour is decoded. The constants come from
-/// measuring libde265 1.0.11 (docs/pending/heif-memory.md, `DecodingHEICMemoryTests`).
+/// libde265 1.0.11's structures and measuring it (`make peak-memory`,
+/// `DecodingAVIFHEICMemoryTests`).
 struct HEICDecodeCost {
     /// What libde265 keeps of each 4 x 4 block of a picture (motion 12, prediction
     /// modes 2, transform and deblocking flags 1 each, a share of its coding block's).
