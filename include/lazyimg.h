@@ -143,8 +143,11 @@ const char *lazyimg_strerror(lazyimg_status status);
  * max_response_bytes of downloaded bytes (see decode_queue_bytes), what its
  * decode threads need for the images being decoded (per format, see the docs'
  * formats page), and about 16 MiB of its own (threads, libcurl, connections).
+ * Its network (its own, or its session's: once per session) also keeps the
+ * first bytes of downloads that stopped early, for resuming them (see
+ * bytes_resumed): at most 8 MiB, the oldest dropped first.
  * With the defaults and a small target box that is about decode_queue_bytes +
- * memory_cache_bytes + 64 MiB (192 MiB) above what the process held before.
+ * memory_cache_bytes + 72 MiB (200 MiB) above what the process held before.
  * Bodies of lazyimg_fetch are not counted in decode_queue_bytes (each is
  * within max_response_bytes).
  *
@@ -266,7 +269,9 @@ typedef struct lazyimg_event {
     size_t row;                 /* the row the ticket was requested for */
     uint64_t ticket;            /* the ticket lazyimg_request returned */
     lazyimg_status status;      /* LAZYIMG_OK for IMAGE; the error for FAILED */
-    int32_t http_status;        /* last HTTP status seen, 0 if none */
+    int32_t http_status;        /* last HTTP status seen, 0 if none. Since
+                                   0.4.0: 200 for a body a Range request
+                                   completed (206; see bytes_resumed) */
     lazyimg_source source;
     const char *url;            /* borrowed: valid only during the callback */
     lazyimg_image *image;       /* borrowed: valid only during the callback;
@@ -898,6 +903,13 @@ typedef struct lazyimg_stats {
                                       rows left before a decode thread was free
                                       (decode_queue_bytes); such a URL is
                                       downloaded again if its row comes back */
+    /* Since 0.4.0: */
+    uint64_t bytes_resumed;        /* body bytes not downloaded again: a download
+                                      stopped early (its row left the window, or
+                                      the network cut it off) kept its first
+                                      bytes, and the next download of the URL
+                                      asked only for the rest (Range, answered
+                                      206). Not counted in bytes_downloaded */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.

@@ -20,7 +20,7 @@ source_dir=$PWD/bindings/python
 
 clean_tree() { rm -rf "$source_dir/build" "$source_dir"/*.egg-info "$source_dir"/lazyimg/_speedups*.so; }
 
-cc -std=c99 -Iexamples-c examples-c/serve_images.c examples-c/image_server.c -o "$tmp/serve_images" \
+cc -std=c99 -ITests/C Tests/C/serve_images.c Tests/C/image_server.c -o "$tmp/serve_images" \
     -lturbojpeg -lspng -lwebp -lgif -lpthread
 start_image_server "$tmp/serve_images"
 

@@ -20,7 +20,7 @@ venv=$PWD/build/python/wheel-venv
 "$python" -m venv --clear "$venv"
 "$venv/bin/pip" install -q "$wheel" pytest==9.2.0 numpy==2.4.6 pillow==13.0.0 || fail "pip install of $wheel failed"
 
-cc -std=c99 -Iexamples-c examples-c/serve_images.c examples-c/image_server.c -o "$tmp/serve_images" \
+cc -std=c99 -ITests/C Tests/C/serve_images.c Tests/C/image_server.c -o "$tmp/serve_images" \
     -lturbojpeg -lspng -lwebp -lgif -lpthread
 start_image_server "$tmp/serve_images"
 

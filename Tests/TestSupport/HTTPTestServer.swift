@@ -26,6 +26,21 @@ public final class HTTPTestServer: @unchecked Sendable {
         case declaredLength(Int)
     }
 
+    /// How a route that serves byte ranges answers a `Range` request whose
+    /// If-Range names its validator (any other If-Range gets the whole body).
+    public enum RangeAnswer: Sendable {
+        /// 206 with the bytes asked for.
+        case honour
+        /// 200 with the whole body: a server that says it serves ranges, and does not.
+        case ignore
+        /// 206 with the bytes asked for, under a Content-Range that says they are
+        /// others (`by` bytes further on, of a body `by` bytes longer).
+        case misplace(by: Int)
+        /// 206 with an honest Content-Range, then `extra` bytes more than it said
+        /// (chunked, so nothing on the wire frames them away).
+        case overlong(extra: Int)
+    }
+
     private enum Hold {
         case none
         /// Until `release(path)`, the client hangs up, or the server stops.
@@ -55,6 +70,11 @@ public final class HTTPTestServer: @unchecked Sendable {
         var trickleMilliseconds: Int? = nil
         /// When set, the body and Content-Type are chosen by the request's Accept.
         var variants: [(mediaType: String, body: [UInt8])] = []
+        /// When set, `Range` requests are answered so, with this If-Range validator.
+        var ranges: (answer: RangeAnswer, validator: String)? = nil
+        /// When set, a whole-body answer announces the whole body, sends this many
+        /// bytes of it, and closes.
+        var cutAfter: Int? = nil
     }
 
     public let port: Int
@@ -129,6 +149,23 @@ public final class HTTPTestServer: @unchecked Sendable {
     public func serveNegotiated(_ path: String, variants: [(mediaType: String, body: [UInt8])]) {
         addRoute(path, Route(status: 200, headers: ["Vary: Accept"], body: [], framing: .contentLength, hold: .none,
                              variants: variants))
+    }
+
+    /// Serves `body` as a server of byte ranges does: `Accept-Ranges: bytes`, and
+    /// the validator as an ETag, or (`lastModified`) as a Last-Modified date with a
+    /// Date a minute later. `Range` requests are answered as `ranges` says.
+    /// `stallAfter`: sends that many body bytes, then holds the rest until
+    /// `release(path)`. `cutAfter`: a whole-body answer announces the whole body,
+    /// sends that many bytes, and closes.
+    public func serveRanges(_ path: String, body: [UInt8], validator: String, lastModified: Bool = false,
+                            ranges: RangeAnswer = .honour, stallAfter: Int? = nil, cutAfter: Int? = nil,
+                            headers: [String] = []) {
+        let validatorLines = lastModified
+            ? ["Last-Modified: \(validator)", "Date: " + Self.minuteLater(validator)] : ["ETag: \(validator)"]
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream", "Accept-Ranges: bytes"]
+                                + validatorLines + headers,
+                             body: body, framing: .contentLength, hold: .none, stallAfter: stallAfter,
+                             ranges: (ranges, validator), cutAfter: cutAfter))
     }
 
     /// Holds the whole response for `delayMilliseconds`, or until `release(path)`.
@@ -389,6 +426,32 @@ public final class HTTPTestServer: @unchecked Sendable {
             route.status = 304
             route.body = []
         }
+        if let (answer, validator) = route.ranges, route.status == 200, request.header("If-Range") ?? validator == validator,
+           let asked = request.header("Range").flatMap({ Self.byteRange($0, of: route.body.count) }) {
+            let count = route.body.count
+            switch answer {
+            case .honour:
+                route.headers.append("Content-Range: bytes \(asked.lowerBound)-\(asked.upperBound)/\(count)")
+            case .ignore:
+                break
+            case .misplace(let by):
+                route.headers.append("Content-Range: bytes \(asked.lowerBound + by)-\(asked.upperBound + by)/\(count + by)")
+            case .overlong:
+                route.headers.append("Content-Range: bytes \(asked.lowerBound)-\(asked.upperBound)/\(count)")
+                route.framing = .chunked
+            }
+            if case .ignore = answer {} else {
+                route.status = 206
+                route.body = Array(route.body[asked])
+                if case .overlong(let extra) = answer { route.body += [UInt8](repeating: 0xAB, count: extra) }
+                // A stall is for the whole body's answer.
+                route.stallAfter = nil
+            }
+        }
+        if let cut = route.cutAfter, route.status == 200 {
+            route.framing = .declaredLength(route.body.count)
+            route.body = Array(route.body.prefix(cut))
+        }
         var head = "HTTP/1.1 \(route.status) \(Self.reason(route.status))\r\n"
         var keepAlive = request.wantsKeepAlive
         switch route.framing {
@@ -485,9 +548,31 @@ public final class HTTPTestServer: @unchecked Sendable {
         return true
     }
 
+    /// The bytes `bytes=first-[last]` asks of a body of `count` bytes; nil for any
+    /// other form, or a first byte past the end.
+    private static func byteRange(_ value: String, of count: Int) -> ClosedRange<Int>? {
+        guard value.hasPrefix("bytes=") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Int(parts[0]), first < count else { return nil }
+        let last = parts[1].isEmpty ? count - 1 : Int(parts[1]).map { min($0, count - 1) }
+        guard let last, first <= last else { return nil }
+        return first...last
+    }
+
+    /// An HTTP date (as `Date` carries) a minute after `date`, which must be of the
+    /// form "Sun, 06 Nov 1994 08:49:37 GMT" with a minute below 59.
+    private static func minuteLater(_ date: String) -> String {
+        var parts = date.split(separator: " ").map(String.init)
+        var clock = parts[4].split(separator: ":").map { Int($0)! }
+        clock[1] += 1
+        parts[4] = clock.map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+        return parts.joined(separator: " ")
+    }
+
     private static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 206: "Partial Content"
         case 301: "Moved Permanently"
         case 302: "Found"
         case 304: "Not Modified"

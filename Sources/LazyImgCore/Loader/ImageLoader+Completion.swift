@@ -18,6 +18,7 @@ extension ImageLoader {
             s.downloading -= 1
             _hostSlotFreed(key.url, in: &s)
             s.stats.bytesDownloaded = s.stats.bytesDownloaded.addingClamped(response.bytesReceived)
+            s.stats.bytesResumed = s.stats.bytesResumed.addingClamped(response.resumedBytes)
             if case .success(let bytes) = response.result, job.tickets.isEmpty,
                let row = job.prefetchRow ?? job.startRow {
                 _fetchedUnasked(key, row: row, bytes: bytes.count, in: &s)

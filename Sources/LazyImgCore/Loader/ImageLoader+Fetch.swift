@@ -52,6 +52,7 @@ extension ImageLoader {
             s.downloading -= 1
             _hostSlotFreed(fetch.url, in: &s)
             s.stats.bytesDownloaded = s.stats.bytesDownloaded.addingClamped(response.bytesReceived)
+            s.stats.bytesResumed = s.stats.bytesResumed.addingClamped(response.resumedBytes)
             let outcome: LoaderEvent.Outcome
             var message = ""
             switch response.result {

@@ -276,7 +276,9 @@ extension ImageLoader {
             s.jobByTransfer[transfer] = nil
             s.downloading -= 1
             s.stats.downloadsCancelled += 1
-            transport.cancel(transfer)
+            // Resume hook: nothing wants the row now, but it may come back (a wrong
+            // prediction), so the transport may keep what came and ask for the rest.
+            transport.cancelKeepingBytes(transfer)
             _hostSlotFreed(key.url, in: &s)
         }
     }

@@ -33,6 +33,9 @@ public struct LoaderStats: Sendable, Equatable {
     public var diskEntries: UInt64 = 0
     public var diskEvictions: UInt64 = 0
     public var diskWriteErrors: UInt64 = 0
+    /// Body bytes not downloaded again: kept when a download stopped early and
+    /// completed by a Range request (`DataResponse.resumedBytes`).
+    public var bytesResumed: UInt64 = 0
 
     public init() {}
 }

@@ -24,6 +24,8 @@ final class CurlCommandQueue: Sendable {
     struct Batch {
         var starts: [Start] = []
         var cancels: Set<TransferID> = []
+        /// Those of `cancels` whose partial bodies may be kept.
+        var keepingBytes: Set<TransferID> = []
         var answers: [NameAnswer] = []
         /// A download budget got bytes back: paused transfers may go on.
         var hasRoom = false
@@ -62,11 +64,13 @@ final class CurlCommandQueue: Sendable {
         }
     }
 
-    func enqueueCancel(_ id: TransferID) {
+    /// `keepingBytes`: the start of the body may be kept for a later start.
+    func enqueueCancel(_ id: TransferID, keepingBytes: Bool) {
         state.withLock { state in
             guard let multi = state.multiToWake else { return }
             if state.pending.isEmpty { curl_multi_wakeup(multi) }
             state.pending.cancels.insert(id)
+            if keepingBytes { state.pending.keepingBytes.insert(id) } else { state.pending.keepingBytes.remove(id) }
         }
     }
 
@@ -105,6 +109,7 @@ final class CurlCommandQueue: Sendable {
             swap(&batch.starts, &state.spareStarts)
             swap(&batch.starts, &state.pending.starts)
             swap(&batch.cancels, &state.pending.cancels)
+            swap(&batch.keepingBytes, &state.pending.keepingBytes)
             swap(&batch.answers, &state.pending.answers)
             swap(&batch.hasRoom, &state.pending.hasRoom)
             return batch

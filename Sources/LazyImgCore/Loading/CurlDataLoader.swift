@@ -18,6 +18,10 @@ public final class CurlDataLoader: DataLoading {
     /// removes them; `cancel` also removes its transfer's at once.
     private let counters: Locked<[TransferID: TransferCounters]>
 
+    /// The partial bodies a network keeps for resuming, by default: a screenful of
+    /// cancelled thumbnails several times over, or a few cancelled large images.
+    public static let keptPartialBytes = 8 << 20
+
     /// Host names looked up at once, off the network thread (`HostResolver`): the most
     /// lookup threads that names which never resolve can hold.
     public static let maxLookups = 8
@@ -27,8 +31,11 @@ public final class CurlDataLoader: DataLoading {
     /// for a connection rather than being refused; the caller limits its own
     /// concurrency as well. Over HTTP/2 (https servers that offer it) transfers to one
     /// host share a connection as streams, so the per-host cap does not hold them back.
+    /// `keptPartialBytes` bounds the partial bodies kept for resuming
+    /// (`cancelKeepingBytes`, and transfers the network cut off).
     /// Returns nil when libcurl cannot be initialised or the thread cannot be made.
-    public init?(maxConcurrentTransfers: Int = 6, maxHostConnections: Int? = nil) {
+    public init?(maxConcurrentTransfers: Int = 6, maxHostConnections: Int? = nil,
+                 keptPartialBytes: Int = CurlDataLoader.keptPartialBytes) {
         guard CurlGlobal.isInitialized, let multi = curl_multi_init() else { return nil }
         let connections = max(1, maxConcurrentTransfers)
         _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections)
@@ -41,7 +48,7 @@ public final class CurlDataLoader: DataLoading {
         let commands = CurlCommandQueue(multi: multi)
         let counters = Locked<[TransferID: TransferCounters]>([:])
         let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters,
-                                    maxLookups: Self.maxLookups)
+                                    maxLookups: Self.maxLookups, partialBodies: PartialBodies(limit: keptPartialBytes))
         guard let thread = NativeThread(name: "lazyimg-net", { loop.run() }) else {
             curl_multi_cleanup(multi)
             return nil
@@ -71,7 +78,14 @@ public final class CurlDataLoader: DataLoading {
     /// already running; its connection is closed if the response was still arriving.
     public func cancel(_ id: TransferID) {
         counters.withLock { $0[id] = nil }
-        commands.enqueueCancel(id)
+        commands.enqueueCancel(id, keepingBytes: false)
+    }
+
+    /// As `cancel`; the network thread keeps the start of the body when the
+    /// response can be resumed (`CurlTransfer+Resume`).
+    public func cancelKeepingBytes(_ id: TransferID) {
+        counters.withLock { $0[id] = nil }
+        commands.enqueueCancel(id, keepingBytes: true)
     }
 
     /// Never blocks for long: a dictionary lookup under a lock the network thread

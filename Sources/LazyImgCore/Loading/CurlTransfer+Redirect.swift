@@ -16,6 +16,9 @@ extension CurlTransfer {
         /// When the transfer times out (monotonic milliseconds), nil for never: every
         /// hop and its name lookup share one `timeoutMilliseconds`.
         var deadline: Int64?
+        /// The start of the body kept from an earlier download of the request, for
+        /// the hop to the URL that served it (CurlTransfer+Resume).
+        var partial: PartialBody?
 
         init(_ request: DataRequest, startingAt now: Int64) {
             self.request = request
@@ -32,11 +35,13 @@ extension CurlTransfer {
     /// read from the box pointer.
     indirect enum Outcome {
         case finished(DataResponse)
-        case redirect(Hop)
+        /// A redirect's hop, or this one again from the first byte (CurlTransfer+Resume).
+        case next(Hop)
     }
 
     /// How the hop ended: a response for the caller, or the next hop to start.
     func outcome(finishedWith code: CURLcode) -> Outcome {
+        if let again = hopFromTheFirstByte(finishedWith: code) { return .next(again) }
         guard code == CURLE_OK, [301, 302, 303, 307, 308].contains(lastHTTPStatus), let location = redirectURL else {
             return .finished(response(finishedWith: code))
         }
@@ -53,11 +58,12 @@ extension CurlTransfer {
             return refuse(.badURL)
         }
         var next = hop
+        if resumption.wasOffered { next.partial = nil }
         next.request.url = location
         next.redirects += 1
         next.earlierBytes = bytes
         next.deadline = deadline
-        return .redirect(next)
+        return .next(next)
     }
 
     /// The absolute URL a 3xx answer points to, as libcurl resolved it.

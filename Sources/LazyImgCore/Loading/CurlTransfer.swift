@@ -16,8 +16,9 @@ final class CurlTransfer {
     /// Must outlive the easy handle's use of them, so they are freed in deinit too.
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var resolveList: UnsafeMutablePointer<curl_slist>?
-    /// Within what is left of the request's limit, charged to its budget.
-    private var body: ResponseBody
+    /// Within what is left of the request's limit, charged to its budget. Not
+    /// private: resuming (CurlTransfer+Resume) starts it with a kept partial body.
+    var body: ResponseBody
     var bytesReceived: Int { body.received }
     /// The request this easy handle runs, and the redirects that led to it.
     let hop: Hop
@@ -33,7 +34,9 @@ final class CurlTransfer {
     private var headersTooLarge = false
     /// Set by the blank line after the final status's headers: an allocation that
     /// fails before it is libcurl refusing a header line over its 100 KB.
-    private var headersEnded = false
+    private(set) var headersEnded = false
+    /// Whether this hop asked for the rest of a kept partial body, and how that went.
+    var resumption = Resumption.none
 
     /// All headers of one response together; past it the reply is refused (libcurl
     /// itself refuses one line over 100 KB, and 300 KB in all).
@@ -78,6 +81,7 @@ final class CurlTransfer {
             maxResponseBytes = request.maxResponseBytes - hop.earlierBytes
         }
         body = ResponseBody(limit: maxResponseBytes, budget: request.memoryBudget)
+        offerPartialBody(limit: maxResponseBytes)
         // What is left of the transfer's time after earlier hops and the name lookup.
         // The loop enforces the deadline itself (CurlTransferLoop.expireOverdue), as
         // libcurl's CURLOPT_TIMEOUT_MS would count the time a transfer is paused.
@@ -140,7 +144,7 @@ final class CurlTransfer {
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
         for line in request.withAccept(request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL))
-            + request.validators {
+            + request.validators + resumption.rangeHeaders {
             guard let extended = curl_slist_append(headerList, line) else { return .noMemory }
             headerList = extended
         }
@@ -179,7 +183,10 @@ final class CurlTransfer {
             return false
         }
         let isBlank = line.count <= 2 && line.allSatisfy { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
-        if isBlank && lastHTTPStatus >= 200 { headersEnded = true }
+        if isBlank && lastHTTPStatus >= 200 {
+            headersEnded = true
+            return answerDidArrive()
+        }
         return true
     }
 
@@ -191,11 +198,12 @@ final class CurlTransfer {
             isAnnounced = true
             var announced: curl_off_t = -1
             if lazyimg_curl_get_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK, announced >= 0 {
-                body.announced = Int(clamping: announced)
+                body.announced = body.prefixLength.addingClamped(Int(clamping: announced))
                 counters.didAnnounce(length: Int(clamping: announced))
             }
         }
-        let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus), owner: ObjectIdentifier(self))
+        let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus) || resumption.isAppending,
+                                     owner: ObjectIdentifier(self))
         switch reception {
         case .taken: counters.didReceive(total: body.received)
         case .overLimit: abortedForSize = true
@@ -260,11 +268,16 @@ final class CurlTransfer {
         } else {
             result = .success(body.take())
         }
-        return DataResponse(result: result, httpStatus: status, bytesReceived: hop.earlierBytes.addingClamped(bytesReceived),
-                            retryAfterMilliseconds: retryAfterMilliseconds,
-                            cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
-                                                           cacheControl: listHeader("Cache-Control"),
-                                                           vary: listHeader("Vary")))
+        // A body completed by a 206 is the whole resource, as a 200 would have brought it.
+        let appended = resumption.isAppending && code == CURLE_OK
+        var response = DataResponse(result: result, httpStatus: appended ? 200 : status,
+                                    bytesReceived: hop.earlierBytes.addingClamped(bytesReceived),
+                                    retryAfterMilliseconds: retryAfterMilliseconds,
+                                    cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
+                                                                   cacheControl: listHeader("Cache-Control"),
+                                                                   vary: listHeader("Vary")))
+        if appended, case .success = result { response.resumedBytes = body.prefixLength }
+        return response
     }
 
     /// Whose fault a hop's end was, when it was the server's reply.
@@ -276,6 +289,7 @@ final class CurlTransfer {
         if status != 0 && !(100..<600).contains(status) { return .badStatus(status) }
         guard code == CURLE_OK else { return nil }
         switch status {
+        case 206 where resumption.isAppending: return nil
         case 204, 205, 206: return .noBodyForThisRequest(status)
         // Answers the validators of a stale disk copy; without them there is nothing to reuse.
         case 304 where hop.request.validators.isEmpty: return .noBodyForThisRequest(status)
@@ -287,7 +301,7 @@ final class CurlTransfer {
     }
 
     /// A header of the last response (after redirects), as libcurl kept it.
-    private func header(_ name: String) -> String? {
+    func header(_ name: String) -> String? {
         var found: UnsafeMutablePointer<curl_header>?
         guard curl_easy_header(easy, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
               let value = found?.pointee.value else { return nil }

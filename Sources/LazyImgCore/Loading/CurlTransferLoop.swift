@@ -19,6 +19,8 @@ final class CurlTransferLoop: @unchecked Sendable {
     private var resolvedNames = ResolvedNames()
     private let resolver: HostResolver
     private let clock = MonotonicClock()
+    /// Bodies of transfers that stopped early, for the next start of each request.
+    private var partialBodies: PartialBodies
 
     /// How long curl_multi_poll sleeps when nothing happens; wake-ups and libcurl's
     /// own timers end the wait sooner, so this only bounds a lost wake-up.
@@ -30,10 +32,11 @@ final class CurlTransferLoop: @unchecked Sendable {
 
     /// - Parameter maxLookups: names looked up at once (`HostResolver`).
     init(multi: UnsafeMutableRawPointer, commands: CurlCommandQueue,
-         counters: Locked<[TransferID: TransferCounters]>, maxLookups: Int) {
+         counters: Locked<[TransferID: TransferCounters]>, maxLookups: Int, partialBodies: PartialBodies) {
         self.multi = multi
         self.commands = commands
         self.counters = counters
+        self.partialBodies = partialBodies
         resolver = HostResolver(maxLookups: maxLookups) { name, addresses in
             commands.enqueueAnswer(.init(name: name, addresses: addresses))
         }
@@ -82,10 +85,12 @@ final class CurlTransferLoop: @unchecked Sendable {
             }
         }
         for id in batch.cancels {
+            let keeping = batch.keepingBytes.contains(id)
             if let transfer = transfersByID.removeValue(forKey: id) {
+                if keeping { keepPartialBody(of: transfer) }
                 detach(transfer)
-            } else {
-                stopAwaitingName(id)
+            } else if let waiting = stopAwaitingName(id), keeping {
+                keepPartialBody(waiting.hop.partial, of: waiting.hop)
             }
         }
         let now = clock.nowMilliseconds
@@ -96,7 +101,9 @@ final class CurlTransferLoop: @unchecked Sendable {
             // IDs are unique per loader; a reused live one would orphan its transfer.
             guard transfersByID[start.id] == nil, !awaitingNames.contains(start.id) else { fail(.misuse); continue }
             let progress = TransferCounters()
-            if let error = begin(start.id, CurlTransfer.Hop(start.request, startingAt: now), progress, start.completion) {
+            var hop = CurlTransfer.Hop(start.request, startingAt: now)
+            if !partialBodies.isEmpty { hop.partial = partialBodies.take(for: PartialBody.Key(start.request)) }
+            if let error = begin(start.id, hop, progress, start.completion) {
                 fail(error)
             } else {
                 counters.withLock { $0[start.id] = progress }
@@ -178,12 +185,14 @@ final class CurlTransferLoop: @unchecked Sendable {
         var expired: [Finished] = []
         for id in awaitingNames.overdue(now: now) {
             guard let waiting = stopAwaitingName(id) else { continue }
+            keepPartialBody(waiting.hop.partial, of: waiting.hop)
             expired.append((id, waiting.completion, DataResponse(result: .failure(.network), httpStatus: 0,
                                                                  bytesReceived: waiting.hop.earlierBytes)))
         }
         for (id, transfer) in transfersByID where transfer.pausedAt == nil {
             guard let deadline = transfer.deadline, deadline <= now else { continue }
             transfersByID[id] = nil
+            keepPartialBody(of: transfer)
             detach(transfer)
             expired.append((id, transfer.completion, transfer.response(finishedWith: CURLE_OPERATION_TIMEDOUT)))
         }
@@ -213,8 +222,10 @@ final class CurlTransferLoop: @unchecked Sendable {
             detach(transfer)
             switch transfer.outcome(finishedWith: code) {
             case .finished(let response):
+                // Cut off: a retry may ask for the rest.
+                if case .failure(.network) = response.result { keepPartialBody(of: transfer) }
                 finished.append((transfer.id, transfer.completion, response))
-            case .redirect(let next):
+            case .next(let next):
                 // The next hop keeps the transfer's ID, so a cancel still reaches it.
                 if let error = begin(transfer.id, next, transfer.counters, transfer.completion) {
                     finished.append((transfer.id, transfer.completion,
@@ -223,6 +234,18 @@ final class CurlTransferLoop: @unchecked Sendable {
             }
         }
         return finished
+    }
+
+    /// Keeps the start of a stopped transfer's body for the next start of its request.
+    private func keepPartialBody(of transfer: CurlTransfer) {
+        keepPartialBody(transfer.takePartialBody(), of: transfer.hop)
+    }
+
+    private func keepPartialBody(_ partial: PartialBody?, of hop: CurlTransfer.Hop) {
+        guard let partial else { return }
+        var request = hop.request
+        request.url = hop.firstURL
+        partialBodies.keep(partial, for: PartialBody.Key(request))
     }
 
     /// Takes a transfer out of the multi handle; dropping the last reference then

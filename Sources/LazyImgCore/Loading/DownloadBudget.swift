@@ -60,7 +60,9 @@ public final class DownloadBudget: Sendable {
         }
     }
 
-    /// A downloaded file joins the decode queue (`bytes` of it).
+    /// A downloaded file joins the decode queue (`bytes` of it). Also bytes that
+    /// exist already and join a transfer (a kept partial body it continues): held
+    /// without asking, as moving them makes no memory.
     public func queue(_ bytes: Int) {
         state.withLock { s in s.held = s.held.addingClamped(bytes) }
     }

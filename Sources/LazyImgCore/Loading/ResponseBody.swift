@@ -8,6 +8,9 @@
 /// gets storage beyond twice what came only after that much did come. Bytes of a
 /// response that holds no image (an error page, a redirect's page) are counted and
 /// dropped.
+///
+/// A body may continue a kept partial body (`continuing`): those bytes come first,
+/// count against the limit with the rest, and are charged to the budget at once.
 struct ResponseBody {
     enum Reception: Equatable {
         case taken
@@ -24,11 +27,14 @@ struct ResponseBody {
     /// 0 = no limit.
     let limit: Int
     let budget: DownloadBudget?
-    /// The length the server announced, once known.
+    /// The whole body's length as the server announced it, once known (with a
+    /// prefix: the prefix and the rest together).
     var announced: Int?
     private var bytes: [UInt8] = []
-    /// Bytes that arrived, kept or not.
+    /// Bytes that arrived, kept or not; a prefix's are not among them.
     private(set) var received = 0
+    /// The bytes of the kept partial body this one continues; 0 = none.
+    private(set) var prefixLength = 0
     /// What the budget admitted for this body's storage.
     private(set) var charged = 0
 
@@ -40,7 +46,7 @@ struct ResponseBody {
     /// `owner`: the transfer the budget charges, the same for every call.
     mutating func receive(_ chunk: UnsafeRawBufferPointer, keep: Bool, owner: ObjectIdentifier) -> Reception {
         let total = received.addingClamped(chunk.count)
-        if limit > 0 && total > limit {
+        if limit > 0 && prefixLength.addingClamped(total) > limit {
             received = total
             return .overLimit
         }
@@ -64,6 +70,26 @@ struct ResponseBody {
     mutating func take() -> [UInt8] {
         defer { bytes = [] }
         return bytes
+    }
+
+    /// Starts the body with `prefix`, bytes of an earlier transfer, before any byte
+    /// arrives. They exist already, so the budget is charged without asking: moving
+    /// them here makes no memory. Not past the limit: a longer prefix is ignored.
+    mutating func continuing(_ prefix: [UInt8]) {
+        guard bytes.isEmpty, received == 0, limit == 0 || prefix.count <= limit else { return }
+        bytes = prefix
+        prefixLength = prefix.count
+        charged = prefix.capacity
+        budget?.queue(charged)
+    }
+
+    /// The answer brought the body from its first byte: the prefix goes, and its
+    /// charge back to the budget.
+    mutating func dropPrefix(owner: ObjectIdentifier) {
+        guard prefixLength > 0 else { return }
+        bytes = []
+        prefixLength = 0
+        release(owner: owner)
     }
 
     /// Gives the charge back to the budget: the transfer ended or stopped.

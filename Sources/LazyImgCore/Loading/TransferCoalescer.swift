@@ -151,13 +151,14 @@ public final class TransferCoalescer: Sendable {
         state.withLock { s in s.recent.forget { url == nil || $0.url == url } }
     }
 
-    fileprivate func cancel(_ subscriber: Subscriber) {
+    /// The last subscriber to leave decides whether the bytes may be kept.
+    fileprivate func cancel(_ subscriber: Subscriber, keepingBytes: Bool = false) {
         state.withLock { s in
             guard let id = s.transferBySubscriber.removeValue(forKey: subscriber) else { return }
             s.transfers[id]?.subscribers[subscriber] = nil
             if s.transfers[id]?.subscribers.isEmpty == true, let transfer = s.transfers.removeValue(forKey: id) {
                 s.transferByKey[transfer.key] = nil
-                network.cancel(id)
+                if keepingBytes { network.cancelKeepingBytes(id) } else { network.cancel(id) }
             }
         }
     }
@@ -239,6 +240,10 @@ public final class TransferCoalescer: Sendable {
 
         func cancel(_ id: TransferID) {
             coalescer.cancel(Subscriber(client: token, id: id))
+        }
+
+        func cancelKeepingBytes(_ id: TransferID) {
+            coalescer.cancel(Subscriber(client: token, id: id), keepingBytes: true)
         }
 
         func progress(of id: TransferID) -> TransferProgress? {

@@ -7,6 +7,9 @@ public enum ScrollTraces {
 
     public static let names = ["read-fling-read", "fling-reverse", "slow-drag", "jump-end", "long-session",
                                "fast-read-fling-read"]
+    /// Traces whose rows come back after they left the window (a read-back, a
+    /// re-fling): where a cancelled download may resume. Run on the slow link.
+    public static let returningNames = ["read-back", "catch-refling"]
 
     /// A fixed trace by name, or a generated session by "family:seed".
     public static func named(_ name: String) -> ScrollTrace? {
@@ -18,6 +21,8 @@ public enum ScrollTraces {
         case "jump-end": jumpToEnd()
         case "long-session": longSession()
         case "fast-read-fling-read": fastReadFlingRead()
+        case "read-back": readBack()
+        case "catch-refling": catchRefling()
         default: nil
         }
     }
@@ -59,6 +64,37 @@ public enum ScrollTraces {
             b.rest(seconds: 0.8)
         }
         return b.trace(named: "fling-reverse")
+    }
+
+    /// Reading down the list, going back up a little to read again, then on down:
+    /// the rows ahead that loaded while the list went down leave the window when it
+    /// turns, and are wanted again when it turns back.
+    static func readBack() -> ScrollTrace {
+        var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
+        b.rest(seconds: 0.8)
+        for _ in 0..<4 {
+            b.drag(rowsPerSecond: 8, seconds: 1.2, wobble: 0.3)
+            b.drag(rowsPerSecond: -8, seconds: 0.6, wobble: 0.3)
+            b.rest(seconds: 0.5)
+        }
+        b.drag(rowsPerSecond: 8, seconds: 1.2, wobble: 0.3)
+        b.rest(seconds: 0.8)
+        return b.trace(named: "read-back")
+    }
+
+    /// A fling caught half way, and flung on again at once to about where the
+    /// first would have rested: its landing zone is cancelled by the catch and
+    /// wanted again by the second fling.
+    static func catchRefling() -> ScrollTrace {
+        var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
+        b.rest(seconds: 0.8)
+        for speed in [200.0, 300.0, 160.0] {
+            b.fling(rowsPerSecond: speed, catchAtFraction: 0.3)
+            b.drag(rowsPerSecond: b.lastVelocity / 4, seconds: 0.1)
+            b.fling(rowsPerSecond: speed * 0.6)
+            b.rest(seconds: 0.8)
+        }
+        return b.trace(named: "catch-refling")
     }
 
     /// Reading while dragging slowly, a bit over half a screen per second, for longer

@@ -17,10 +17,10 @@ func fail(_ message: String) -> Never {
 }
 
 let usage = """
-    usage: lazyimg-bench-scroll [--traces NAME,... (\(ScrollTraces.names.joined(separator: ",")), or family:seed)]
+    usage: lazyimg-bench-scroll [--traces NAME,... (\((ScrollTraces.names + ScrollTraces.returningNames).joined(separator: ",")), or family:seed)]
                                 [--families F,...|none (\(ToolkitFamily.allCases.map(\.rawValue).joined(separator: ",")))]
                                 [--seeds N,... (\(FlingSessions.reportSeeds.map(String.init).joined(separator: ",")))]
-                                [--slow-link-traces NAME,...|none (read-fling-read,uikit-snap:101)] [--slow-link-mbps N (32)]
+                                [--slow-link-traces NAME,...|none (read-fling-read,uikit-snap:101,\(ScrollTraces.returningNames.joined(separator: ",")))] [--slow-link-mbps N (32)]
                                 [--loaders \(LoaderKind.allCases.map(\.rawValue).joined(separator: ","))]
                                 [--rounds N] [--delay-ms MS (40)] [--mbps N (200; 0 = no cap)]
                                 [--photos DIR (../shared/corpus/photos)] [--no-hit-cost]
@@ -90,7 +90,8 @@ guard let families = (familyNames ?? (chosen ? [] : ToolkitFamily.allCases.map(\
     .map({ ToolkitFamily(rawValue: $0) }) as [ToolkitFamily?]?, !families.contains(nil) else { fail(usage) }
 let sessionNames = families.compactMap { $0 }.flatMap { family in seeds.map { FlingSessions.name(family, seed: $0) } }
 let mainNames = (traceNames ?? (chosen ? [] : ScrollTraces.names)) + sessionNames
-let slowNames = slowLinkNames ?? (chosen ? [] : ["read-fling-read", FlingSessions.name(.uikitSnap, seed: FlingSessions.reportSeeds[0])])
+let slowNames = slowLinkNames ?? (chosen ? [] : ["read-fling-read", FlingSessions.name(.uikitSnap, seed: FlingSessions.reportSeeds[0])]
+    + ScrollTraces.returningNames)
 for name in mainNames + slowNames where ScrollTraces.named(name) == nil { fail("unknown trace \(name)\n" + usage) }
 
 /// The command that reproduces a table: the options that change figures, and what
@@ -135,12 +136,16 @@ do {
           + (megabitsPerSecond > 0 ? "\(megabitsPerSecond) Mbit/s cap" : "no bandwidth cap"))
     print("lazyimg: lazyimg_set_scroll_target called when a fling or animated scroll starts; lazyimg-no-target: never called"
           + " (velocity only). eager (no cap), LazyTable (per-frame part in C, no cap), suspend-queue (cap \(LoaderKind.suspendQueueCap)).")
-    print("TTV = time to visible after a settle; waste = requests for rows whose image never showed in a cell;"
+    print("The site serves byte ranges (Accept-Ranges, ETag), as CDNs do; on the slow link, *-no-range: the same loader on a"
+          + " site that does not, so a cancelled download starts over (lazyimg before 0.4.0 resumed nothing).")
+    print("TTV = time to visible after a settle; waste = requests for rows whose image never showed in a cell; 206 = downloads resumed (the rest of a body);"
           + " \(LandingTuning.heldOut.rawValue) was held out of the fit of the landing estimate's constants\n")
     var merged: [String: [TraceRun]] = [:]
-    func run(_ name: String, on bench: ScrollBenchmark, key: String, selection: String, note: String = "") throws {
+    func run(_ name: String, on bench: ScrollBenchmark, key: String, selection: String, note: String = "",
+             slowLink: Bool = false) throws {
         guard let trace = ScrollTraces.named(name) else { return }
-        let kinds = explicitKinds ?? (ScrollTraces.names.contains(name) ? LoaderKind.standard : LoaderKind.sessions)
+        let kinds = explicitKinds ?? (slowLink ? LoaderKind.slowLink
+            : ScrollTraces.names.contains(name) ? LoaderKind.standard : LoaderKind.sessions)
         var byKind: [LoaderKind: TraceRun] = [:]
         for _ in 0..<rounds {
             for kind in kinds {  // interleaved, so load on the machine hits every loader alike
@@ -172,7 +177,7 @@ do {
         for name in slowNames {
             try run(name, on: slow, key: BenchReport.slowLinkPrefix + name,
                     selection: "--slow-link-traces \(name)" + (slowLinkMegabitsPerSecond != 32 ? " --slow-link-mbps \(fixed(slowLinkMegabitsPerSecond, 0))" : ""),
-                    note: "shared \(fixed(slowLinkMegabitsPerSecond / 8, 1)) MB/s link, ")
+                    note: "shared \(fixed(slowLinkMegabitsPerSecond / 8, 1)) MB/s link, ", slowLink: true)
         }
     }
     let cost = measureHitCost ? try bench.measureHitCost() : nil

@@ -78,6 +78,8 @@ class StatsStruct(ctypes.Structure):
             "prefetch_hits", "prefetch_wasted", "prefetch_waste_bytes", "downloads_retried",
             "disk_hits", "disk_revalidations", "disk_cache_bytes", "disk_cache_count",
             "disk_evictions", "disk_write_errors", "decodes_skipped",
+            # Since 0.4.0:
+            "bytes_resumed",
         )
     ]
 

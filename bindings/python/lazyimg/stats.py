@@ -36,6 +36,7 @@ class Stats:
     disk_evictions: int        #: disk entries evicted to stay within the limit
     disk_write_errors: int     #: disk writes that failed (full, read-only)
     decodes_skipped: int       #: downloads not decoded because their rows left first
+    bytes_resumed: int         #: body bytes not downloaded again (Range after an early stop)
 
     @classmethod
     def from_struct(cls, stats: StatsStruct) -> Stats:
