@@ -24,9 +24,14 @@ final class DecodingAVIFHEICMemoryTests: XCTestCase {
         let photo: @Sendable () -> [UInt8]
         /// 640 x 480, 8-bit 4:2:0.
         let small: [UInt8]
+        /// 640 x 480 in 4 x 3 cells or tiles of 160 x 160.
+        let grid: [UInt8]
         /// What says it is 8000 x 6000, 10-bit 4:4:4 (within max_pixels), but is small.
         let claiming: [UInt8]
     }
+
+    /// The colours of a grid's cells, one each.
+    private static let cellColours = (0..<64).map { [UInt8($0 * 4), 128, UInt8(255 - $0 * 4), 255] }
 
     #if LAZYIMG_AVIF
     private static let avifPhoto = makeAVIF(width: 4032, height: 3024,
@@ -35,6 +40,7 @@ final class DecodingAVIFHEICMemoryTests: XCTestCase {
         name: "AVIF", cost: { try AVIFDecoder.cost(of: $0).bytes },
         warmUp: makeAVIF(width: 64, height: 64, pattern: .solid(red: 1, green: 2, blue: 3, alpha: 4)),
         photo: { avifPhoto }, small: makeAVIF(width: 640, height: 480, options: AVIFTestOptions(subsampled: true, lossless: false)),
+        grid: makeGridAVIF(columns: 4, rows: 3, cellWidth: 160, cellHeight: 160, colours: Array(cellColours.prefix(12))),
         claiming: {
             // libavif's parse believes an ispe.
             var avif = makeAVIF(width: 64, height: 64, options: AVIFTestOptions(depth: 10, lossless: false))
@@ -51,6 +57,8 @@ final class DecodingAVIFHEICMemoryTests: XCTestCase {
         name: "HEIC", cost: { try HEIFDecoder.cost(of: $0).bytes },
         warmUp: makeHEIC(width: 64, height: 64, pattern: .solid(red: 1, green: 2, blue: 3, alpha: 4)),
         photo: { heicPhoto }, small: makeHEIC(width: 640, height: 480, options: HEICTestOptions(chroma: "420")),
+        grid: makeGridHEIC(columns: 4, rows: 3, tileWidth: 160, tileHeight: 160, colours: Array(cellColours.prefix(12)),
+                           options: HEICTestOptions(chroma: "420")),
         claiming: makeHEICClaiming(width: 8000, height: 6000, chromaFormat: 3, depth: 10))
     #endif
 
@@ -88,7 +96,7 @@ final class DecodingAVIFHEICMemoryTests: XCTestCase {
         #if LAZYIMG_HEIF
         try XCTSkipUnless(canEncodeHEIC, "no HEVC encoder to make the grid with")
         // As iPhones store it: 8 x 6 tiles of 512 x 512, the canvas a little smaller.
-        let colours = (0..<48).map { [UInt8($0 * 5), 128, UInt8(255 - $0 * 5), 255] }
+        let colours = Array(Self.cellColours.prefix(48))
         let grid = makeGridHEIC(columns: 8, rows: 6, tileWidth: 512, tileHeight: 512, colours: colours,
                                 options: HEICTestOptions(chroma: "420", quality: 80), canvas: (4032, 3024))
         try assertEstimateCovers(Self.heic, "4032x3024 8-bit 4:2:0 in 8x6 tiles, default limits", grid,
@@ -113,12 +121,14 @@ final class DecodingAVIFHEICMemoryTests: XCTestCase {
 
     func testAtItsEstimateAFileDecodesAndOneByteLessItIsRefused() throws {
         for format in formats {
-            let needs = try format.cost(format.small)
-            let image = try ImageDecoder().decode(format.small, target: IsolatedDecode.box,
-                                                  limits: DecodeLimits(maxWorkingBytes: needs))
-            XCTAssertEqual([image.width, image.height], [64, 48], format.name)
-            DecodingTestHelpers.assertDecodeThrows(.tooLarge, format.small, limits: DecodeLimits(maxWorkingBytes: needs - 1),
-                                                   format.name)
+            for (kind, file) in [("one image", format.small), ("grid", format.grid)] {
+                let needs = try format.cost(file)
+                let image = try ImageDecoder().decode(file, target: IsolatedDecode.box,
+                                                      limits: DecodeLimits(maxWorkingBytes: needs))
+                XCTAssertEqual([image.width, image.height], [64, 48], "\(format.name) \(kind)")
+                DecodingTestHelpers.assertDecodeThrows(.tooLarge, file, limits: DecodeLimits(maxWorkingBytes: needs - 1),
+                                                       "\(format.name) \(kind)")
+            }
         }
     }
 
@@ -158,7 +168,7 @@ final class DecodingAVIFHEICMemoryTests: XCTestCase {
         try assertEstimateCovers(format, "12-bit 4:2:0 with alpha 2048x2048",
                                  makeAVIF(width: 2048, height: 2048, pattern: alpha,
                                           options: AVIFTestOptions(depth: 12, subsampled: true, lossless: false, quantizer: 30)))
-        let colours = (0..<64).map { [UInt8($0 * 4), 128, UInt8(255 - $0 * 4), 255] }
+        let colours = Self.cellColours
         try assertEstimateCovers(format, "grid of 8x8 cells of 250x250, 4:4:4",
                                  makeGridAVIF(columns: 8, rows: 8, cellWidth: 250, cellHeight: 250, colours: colours))
         try assertEstimateCovers(format, "grid of 4x3 cells of 512x512, 4:4:4",
@@ -196,7 +206,7 @@ final class DecodingAVIFHEICMemoryTests: XCTestCase {
                                           options: HEICTestOptions(depth: 10, quality: 70, orientation: 6)))
         try assertEstimateCovers(format, "8-bit 4:2:0 with alpha 2048x2048",
                                  makeHEIC(width: 2048, height: 2048, pattern: alpha, options: subsampled))
-        let colours = (0..<48).map { [UInt8($0 * 5), 128, UInt8(255 - $0 * 5), 255] }
+        let colours = Array(Self.cellColours.prefix(48))
         try assertEstimateCovers(format, "grid of 8x6 tiles of 512x512, 8-bit 4:2:0",
                                  makeGridHEIC(columns: 8, rows: 6, tileWidth: 512, tileHeight: 512, colours: colours,
                                               options: subsampled))
