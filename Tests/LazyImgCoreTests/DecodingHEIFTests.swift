@@ -135,6 +135,16 @@ final class DecodingHEIFTests: XCTestCase {
         }
     }
 
+    func testOverlaysAreRefusedAsUnsupported() throws {
+        let colours: [[UInt8]] = [Self.red, Self.green]
+        let overlay = makeGridHEIC(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, colours: colours, overlay: true)
+        XCTAssertEqual(ImageFormat(sniffing: overlay), .heif)
+        DecodingTestHelpers.assertDecodeThrows(.unsupported, overlay)
+        // The same tiles as a grid decode.
+        let grid = makeGridHEIC(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, colours: colours)
+        XCTAssertEqual(try ImageDecoder().decode(grid, target: TargetSize(width: 128, height: 64), limits: limits).width, 128)
+    }
+
     func testMaxPixelsHoldsAtTheExactEdge() throws {
         // 60 x 30: x265 codes 64 x 32 and crops; the limit is on the image.
         DecodingTestHelpers.assertMaxPixelsEdge(makeHEIC(width: 60, height: 30), pixels: 1800)
