@@ -470,8 +470,8 @@ check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
 # A build without libavif and libde265, as on a machine that lacks them: it builds,
-# its liblazyimg.so needs neither (nor libheif), and its tests pass: AVIF and HEIF files are refused
-# by name, Accept leaves them out, the other formats decode as before.
+# its liblazyimg.so needs neither (nor libheif), and its tests pass: AVIF and HEIF
+# files are refused by name, Accept leaves them out, the other formats decode as before.
 .PHONY: check-without-avif-heif
 WITHOUT_AVIF_HEIF := LAZYIMG_AVIF=0 LAZYIMG_HEIF=0
 WITHOUT_SCRATCH := .build/without-avif-heif
