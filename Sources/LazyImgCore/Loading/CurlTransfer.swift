@@ -29,6 +29,9 @@ final class CurlTransfer {
     private(set) var deadline: Int64?
     /// Since when the write callback has held the transfer paused for budget room.
     private(set) var pausedAt: Int64?
+    /// Once a transfer that may stall has been resumed (see `UnpauseStall`): the
+    /// moment by which more of its body must arrive, and its length so far.
+    private(set) var stallCheck: (by: Int64, received: Int)?
     /// Header bytes of this hop so far, the status lines of 1xx answers included.
     private var headerBytes = 0
     private var headersTooLarge = false
@@ -220,6 +223,22 @@ final class CurlTransfer {
         pausedAt = nil
         deadline = deadline.map { $0.addingClamped(now - since) }
         _ = curl_easy_pause(easy, CURLPAUSE_CONT)
+        if pausedAt == nil, stallCheck != nil || UnpauseStall.mayStall(easy) {
+            stallCheck = (now.addingClamped(UnpauseStall.milliseconds), body.received)
+        }
+    }
+
+    /// Whether the transfer, resumed at least once, has received nothing for
+    /// `UnpauseStall.milliseconds` while running. The stall may come after the
+    /// first bytes that follow the resume (those libcurl held), so every arrival
+    /// moves the moment on rather than ending the watch.
+    func hasStalled(now: Int64) -> Bool {
+        guard let check = stallCheck, pausedAt == nil else { return false }
+        if body.received > check.received {
+            stallCheck = (now.addingClamped(UnpauseStall.milliseconds), body.received)
+            return false
+        }
+        return now >= check.by
     }
 
     /// The loop is done with the transfer: its charge goes back to the budget.

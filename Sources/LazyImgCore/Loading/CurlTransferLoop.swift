@@ -70,6 +70,7 @@ final class CurlTransferLoop: @unchecked Sendable {
         var first = awaitingNames.earliestDeadline
         for transfer in transfersByID.values where transfer.pausedAt == nil {
             if let deadline = transfer.deadline { first = min(first ?? deadline, deadline) }
+            if let check = transfer.stallCheck { first = min(first ?? check.by, check.by) }
         }
         guard let first else { return Self.idlePollMilliseconds }
         return Int32(clamping: max(0, min(Int64(Self.idlePollMilliseconds), first - clock.nowMilliseconds)))
@@ -190,7 +191,8 @@ final class CurlTransferLoop: @unchecked Sendable {
                                                                  bytesReceived: waiting.hop.earlierBytes)))
         }
         for (id, transfer) in transfersByID where transfer.pausedAt == nil {
-            guard let deadline = transfer.deadline, deadline <= now else { continue }
+            let overdue = transfer.deadline.map { $0 <= now } ?? false
+            guard overdue || transfer.hasStalled(now: now) else { continue }
             transfersByID[id] = nil
             keepPartialBody(of: transfer)
             detach(transfer)
