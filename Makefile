@@ -370,3 +370,14 @@ xctest: deps
 
 clean:
 	rm -rf .build build
+
+# What one decode of the worst file a server can craft holds at its peak, per format
+# (issue 17): each file decoded into a 64 px box in a process of its own, at the
+# default max_decode_bytes (64 MiB), in a release build of the tests (about 5
+# minutes the first time). Prints the table of the formats docs page.
+.PHONY: peak-memory
+peak-memory: deps
+	$(SWIFT) build -c release --build-tests --scratch-path .build/peak -Xswiftc -enable-testing
+	@echo "| file | bytes | outcome | peak growth | bound | CPU ms |"; echo "|---|---|---|---|---|---|"; \
+	set -o pipefail; LAZYIMG_PEAK_WORKING_MIB=64 $(SWIFT) test -c release --skip-build --scratch-path .build/peak \
+	    --disable-swift-testing --filter DecodingWorstCaseMemoryTests 2>&1 | sed -n 's/^peak: //p'

@@ -83,8 +83,11 @@ typedef enum lazyimg_status {
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
                                         decodes */
-    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes or max_pixels,
-                                        or an interlaced PNG over 16 Mpx */
+    LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes, max_pixels or
+                                        max_decode_bytes (since 0.4.0; an
+                                        interlaced PNG over 16 Mpx before), or
+                                        a JPEG whose scans would cost too much
+                                        work; the event's message says which */
     LAZYIMG_E_IO = -9,               /* a local file or descriptor failed, or a
                                         file:// URL is not a regular file */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
@@ -269,8 +272,12 @@ typedef struct lazyimg_config {
     uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
                                       1 GiB (UINT64_MAX included) mean 1 GiB */
     uint64_t max_pixels;           /* width*height limit checked from the image
-                                      header before decoding; default 50e6;
-                                      0 = default */
+                                      header before decoding (a GIF's or animated
+                                      WebP's canvas and its first frame each);
+                                      default 50e6; 0 = default. The image a
+                                      decode makes is at most 4 bytes a pixel of
+                                      the target box, or of this many pixels at
+                                      the original size */
     const char *user_agent;        /* copied; NULL = "lazyimg/VERSION"; no
                                       control bytes but HT */
     const char *const *http_headers; /* copied; NULL-terminated list of
@@ -376,6 +383,22 @@ typedef struct lazyimg_config {
                                       session's network, download table, disk
                                       cache and memory budget (disk_cache_dir and
                                       disk_cache_bytes are then ignored) */
+    /* Since 0.4.0: */
+    uint64_t max_decode_bytes;     /* memory one decode may hold besides the image
+                                      it makes: what the codec keeps of the whole
+                                      file (a progressive JPEG's coefficients, 6
+                                      bytes a pixel at 4:4:4; a lossless WebP's
+                                      pixels; libwebp's alpha plane), full-size
+                                      buffers where rows cannot stream (interlaced
+                                      PNG, lossy WebP with alpha, an animation frame
+                                      smaller than its canvas, an interlaced GIF's
+                                      indices) and the rows that stream. Computed
+                                      from the file's headers before decoding: a
+                                      file that needs more fails with TOO_LARGE and
+                                      a message saying what it needs. So one decode
+                                      thread holds at most this plus its image
+                                      (see max_pixels). Default 64 MiB; 0 =
+                                      default */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -555,7 +578,12 @@ lazyimg_status lazyimg_fetch(lazyimg_loader *loader, const char *url, uint64_t *
 
 /* Adds a reference; returns `image` (NULL passes through). */
 lazyimg_image *lazyimg_image_retain(lazyimg_image *image);
-/* Drops a reference; NULL is accepted. */
+/* Drops a reference; NULL is accepted. Releasing a reference you do not hold
+ * (the same one twice, or one of an image already freed) is undefined
+ * behaviour, as free() twice is: the library does not detect it. Telling a
+ * live image from a freed one would cost every retain and release a lookup in
+ * a registry of live images, and would still be fooled once the freed
+ * address holds a new image. */
 void lazyimg_image_release(lazyimg_image *image);
 /* Size in pixels after downsampling; 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_width(const lazyimg_image *image);
@@ -745,7 +773,10 @@ lazyimg_status lazyimg_session_create(const lazyimg_config *cfg, lazyimg_session
 
 /* Drops the caller's reference; NULL is accepted. Loaders made with the session
  * keep theirs: the network thread stops when the last of them is destroyed, so
- * this may be called right after the loaders are created. */
+ * this may be called right after the loaders are created. Destroying a session
+ * a second time is undefined behaviour (it drops a reference the caller no
+ * longer holds, and may free the session under its loaders), as
+ * sqlite3_close on a closed connection is: the library does not detect it. */
 void lazyimg_session_destroy(lazyimg_session *session);
 
 #ifdef __cplusplus

@@ -27,6 +27,7 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.decode_queue_bytes = UInt64(defaults.decodeQueueBytes)
     c.disk_cache_bytes = UInt64(defaults.diskCacheBytes)
     c.disk_cache_serve_stale = defaults.serveStaleOnError ? 1 : 0
+    c.max_decode_bytes = UInt64(defaults.maxDecodeBytes)
     cfg.pointee = c
 }
 
@@ -87,6 +88,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.maxResponseBytes = c.max_response_bytes == 0 ? defaults.maxResponseBytes
         : Int(clamping: min(c.max_response_bytes, UInt64(LoaderConfiguration.maxResponseBytesCap)))
     config.maxPixels = c.max_pixels == 0 ? defaults.maxPixels : Int(clamping: c.max_pixels)
+    config.maxDecodeBytes = c.max_decode_bytes == 0 ? defaults.maxDecodeBytes : Int(clamping: c.max_decode_bytes)
     guard c.allow_file_urls == 0 || c.allow_file_urls == 1 else { throw .invalidArgument }
     config.allowFileURLs = c.allow_file_urls == 1
     config.decodeQueueBytes = c.decode_queue_bytes == 0 ? defaults.decodeQueueBytes

@@ -10,10 +10,12 @@ import CLazyImgHeader
 /// written down as numbers: they stay right on every platform, and whatever fields
 /// are appended now does not move them.
 enum StructVersions {
-    /// lazyimg_config in 0.1 (ends at retry_after_ms) and 0.2 (ends at output).
+    /// lazyimg_config in 0.1 (ends at retry_after_ms), 0.2 (ends at output) and 0.3
+    /// (ends at session).
     static let releasedConfigSizes: [Int] = [
         sizeThrough(lazyimg_config.self, \.retry_after_ms),
         sizeThrough(lazyimg_config.self, \.output),
+        sizeThrough(lazyimg_config.self, \.session),
     ]
 
     /// lazyimg_stats in 0.1 and 0.2 (both end at in_flight).

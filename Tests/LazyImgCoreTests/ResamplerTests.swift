@@ -40,6 +40,32 @@ final class ResamplerTests: XCTestCase {
         return output
     }
 
+    func testRowsPassedWithTheirNonzeroColumnsShrinkAsWholeRowsDo() throws {
+        // A 9-column frame at column 20 of a 50-column canvas, rows 10..<30 of 40.
+        let (width, height) = (50, 40)
+        var canvas = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 10..<30 {
+            for x in 20..<29 { canvas.replaceSubrange((y * width + x) * 4..<(y * width + x + 1) * 4, with: [200, 50, 9, 180]) }
+        }
+        let whole = try XCTUnwrap(DecodedImage(width: 7, height: 6, sourceWidth: width, sourceHeight: height))
+        let sparse = try XCTUnwrap(DecodedImage(width: 7, height: 6, sourceWidth: width, sourceHeight: height))
+        canvas.withUnsafeBytes { pixels in
+            let base = pixels.baseAddress!
+            let wholeRows = RowResampler(sourceWidth: width, sourceHeight: height, opaque: false, into: whole.pixels,
+                                         width: 7, height: 6, stride: whole.stride)
+            let sparseRows = RowResampler(sourceWidth: width, sourceHeight: height, opaque: false, into: sparse.pixels,
+                                          width: 7, height: 6, stride: sparse.stride)
+            for y in 0..<height {
+                wholeRows?.add(base + y * width * 4)
+                sparseRows?.add(base + y * width * 4, nonzeroColumns: (10..<30).contains(y) ? 20..<29 : 0..<0)
+            }
+        }
+        for y in 0..<6 {
+            XCTAssertEqual(Array(whole.row(y)), Array(sparse.row(y)), "row \(y)")
+        }
+        XCTAssertNotEqual(Array(whole.row(3)), [UInt8](repeating: 0, count: 28), "the frame shows")
+    }
+
     func testFineCheckerboardAveragesToUniformGrey() throws {
         // A 1-pixel black/white checkerboard shrunk 4x: each output pixel covers 8 black
         // and 8 white pixels, so every one is the same mid grey (sampling would alias).

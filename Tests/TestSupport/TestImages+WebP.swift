@@ -14,3 +14,43 @@ public func makeWebP(width: Int, height: Int, lossless: Bool = true, quality: Fl
     defer { WebPFree(output) }
     return Array(UnsafeBufferPointer(start: output, count: size))
 }
+
+/// One frame of `makeAnimatedWebP`: a WebP file's image chunks placed at an offset.
+public struct WebPTestFrame: Sendable {
+    public let left: Int
+    public let top: Int
+    public let width: Int
+    public let height: Int
+    /// The frame's chunks (ALPH and VP8, or VP8L) as in a WebP file after its headers.
+    public let chunks: [UInt8]
+
+    /// Takes the image chunks of `webp` (a file from `makeWebP` of that size); offsets
+    /// are even, as the format stores them halved.
+    public init(left: Int, top: Int, width: Int, height: Int, webp: [UInt8]) {
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
+        var chunks = Array(webp.dropFirst(12))
+        if chunks.starts(with: Array("VP8X".utf8)) { chunks.removeFirst(18) }
+        self.chunks = chunks
+    }
+}
+
+/// An animated WebP of `frames` on a canvas of `canvasWidth` x `canvasHeight`: RIFF,
+/// VP8X (animation flag), ANIM (transparent background, loop forever), then an ANMF
+/// chunk per frame (100 ms, no blending, no disposal).
+public func makeAnimatedWebP(canvasWidth: Int, canvasHeight: Int, frames: [WebPTestFrame]) -> [UInt8] {
+    func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    func chunk(_ fourCC: String, _ payload: [UInt8]) -> [UInt8] {
+        Array(fourCC.utf8) + le(payload.count, 4) + payload + (payload.count % 2 == 1 ? [0] : [])
+    }
+    var body = Array("WEBP".utf8)
+    body += chunk("VP8X", [0x02, 0, 0, 0] + le(canvasWidth - 1, 3) + le(canvasHeight - 1, 3))
+    body += chunk("ANIM", [0, 0, 0, 0, 0, 0])
+    for frame in frames {
+        body += chunk("ANMF", le(frame.left / 2, 3) + le(frame.top / 2, 3) + le(frame.width - 1, 3)
+                        + le(frame.height - 1, 3) + le(100, 3) + [0x02] + frame.chunks)
+    }
+    return Array("RIFF".utf8) + le(body.count, 4) + body
+}

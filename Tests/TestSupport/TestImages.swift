@@ -48,9 +48,10 @@ public func makeRGBA(width: Int, height: Int, pattern: TestPattern) -> [UInt8] {
     return pixels
 }
 
-/// A baseline JPEG of the pattern (4:2:0 below quality 90, 4:4:4 from 90 up, so
-/// solid colours survive closely at the default). Alpha is ignored.
-public func makeJPEG(width: Int, height: Int, quality: Int = 90, pattern: TestPattern = .gradient) -> [UInt8] {
+/// A baseline (or progressive) JPEG of the pattern (4:2:0 below quality 90, 4:4:4 from
+/// 90 up, so solid colours survive closely at the default). Alpha is ignored.
+public func makeJPEG(width: Int, height: Int, quality: Int = 90, pattern: TestPattern = .gradient,
+                     progressive: Bool = false) -> [UInt8] {
     guard let handle = tjInitCompress() else { return [] }
     defer { tjDestroy(handle) }
     let pixels = makeRGBA(width: width, height: height, pattern: pattern)
@@ -58,7 +59,8 @@ public func makeJPEG(width: Int, height: Int, quality: Int = 90, pattern: TestPa
     var size: UInt = 0
     let subsampling = quality >= 90 ? TJSAMP_444 : TJSAMP_420
     let rc = tjCompress2(handle, pixels, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_RGBA.rawValue),
-                         &output, &size, Int32(subsampling.rawValue), Int32(quality), 0)
+                         &output, &size, Int32(subsampling.rawValue), Int32(quality),
+                         progressive ? TJFLAG_PROGRESSIVE : 0)
     defer { tjFree(output) }
     guard rc == 0, let output else { return [] }
     return Array(UnsafeBufferPointer(start: output, count: Int(size)))
@@ -105,7 +107,13 @@ public func makePNG(width: Int, height: Int, colorType: PNGColorType = .rgba, bi
             }
         }
     }
+    return encodePNG(raw, width: width, height: height, colorType: colorType, bitDepth: bitDepth, interlaced: interlaced)
+}
 
+/// Samples as libspng takes them (rows back to back, 16-bit ones in host order),
+/// encoded whole.
+func encodePNG(_ raw: [UInt8], width: Int, height: Int, colorType: PNGColorType, bitDepth: Int,
+               interlaced: Bool) -> [UInt8] {
     guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { return [] }
     defer { spng_ctx_free(context) }
     spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1)

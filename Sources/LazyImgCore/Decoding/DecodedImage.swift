@@ -39,8 +39,11 @@ public final class DecodedImage: Sendable {
     /// Returns nil when the size overflows or the allocation would be absurd.
     public init?(width: Int, height: Int, stride: Int? = nil, sourceWidth: Int, sourceHeight: Int,
                  format: PixelFormat = .rgba8, isAnimated: Bool = false) {
-        let rowBytes = stride ?? width &* 4
-        guard width > 0, height > 0, rowBytes >= width &* 4,
+        guard width > 0, height > 0, case (let pixelBytes, false) = width.multipliedReportingOverflow(by: 4) else {
+            return nil
+        }
+        let rowBytes = stride ?? pixelBytes
+        guard rowBytes >= pixelBytes,
               case (let total, false) = rowBytes.multipliedReportingOverflow(by: height),
               total <= Int(Int32.max)
         else { return nil }

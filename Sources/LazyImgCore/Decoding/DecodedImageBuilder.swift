@@ -46,6 +46,19 @@ struct DecodedImageBuilder {
     func buildByRows(decodedWidth: Int, decodedHeight: Int,
                      decode: (_ addRow: (UnsafeRawPointer) -> Void) throws(LoaderError) -> Void)
         throws(LoaderError) -> DecodedImage {
+        try buildByRows(decodedWidth: decodedWidth, decodedHeight: decodedHeight) {
+            (addRow: (UnsafeRawPointer, Range<Int>) -> Void) throws(LoaderError) in
+            try withoutActuallyEscaping(addRow) { (addRow) throws(LoaderError) in
+                try decode { addRow($0, 0..<decodedWidth) }
+            }
+        }
+    }
+
+    /// As above, for rows that are transparent (all zero) outside a range of columns,
+    /// which `decode` passes with each row: canvas beside an animation frame.
+    func buildByRows(decodedWidth: Int, decodedHeight: Int,
+                     decode: (_ addRow: (UnsafeRawPointer, Range<Int>) -> Void) throws(LoaderError) -> Void)
+        throws(LoaderError) -> DecodedImage {
         let stored = geometry.storedScaled
         guard decodedWidth >= stored.width, decodedHeight >= stored.height else { throw .decode }
         // Upright and uncropped: straight into the result; else into a scratch image
@@ -56,7 +69,7 @@ struct DecodedImageBuilder {
                                       into: shrunk.pixels, width: shrunk.width, height: shrunk.height,
                                       stride: shrunk.stride)
         else { throw .decode }
-        try decode { rows.add($0) }
+        try decode { rows.add($0, nonzeroColumns: $1) }
         guard rows.isComplete else { throw .decode }
         guard plain else { return try finish(shrunk) }
         Self.convert(shrunk, to: format)

@@ -6,15 +6,20 @@ import CGif
 /// `DGifSlurp` would decode every frame of an animation before returning, and a
 /// thousand-frame GIF in a list cell shows only its first one; so records are read one
 /// at a time and reading stops at the second image's descriptor, before any of its
-/// pixel data. The frame is drawn at its offset onto a transparent canvas of the
-/// logical screen's size, as a viewer shows it.
+/// pixel data. The frame is drawn at its offset onto transparent canvas rows of the
+/// logical screen's size, as a viewer shows it, and each row goes to the resampler as
+/// it is made: the full-size canvas never exists.
 ///
-/// giflib keeps all state in the file handle it returns, so the type holds nothing.
-public struct GIFDecoder: ImageDecoding {
+/// giflib keeps all state in the file handle it returns, so the type holds nothing
+/// but the reason for its last refusal.
+public final class GIFDecoder: ImageDecoding {
+    public private(set) var lastFailureReason = ""
+
     public init() {}
 
     public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
-        try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
+        lastFailureReason = ""
+        return try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .decode }
             var source = GIFByteSource(base: base, count: bytes.count)
             return try withUnsafeMutablePointer(to: &source) { (sourcePointer) throws(LoaderError) -> DecodedImage in
@@ -30,7 +35,7 @@ public struct GIFDecoder: ImageDecoding {
 
     private func decodeFirstFrame(_ gif: UnsafeMutablePointer<GifFileType>, options: DecodeOptions,
                                   limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
-        // Screen sides are 16-bit, so products of them cannot overflow.
+        // Screen and frame sides are 16-bit, so sums and products of them cannot overflow.
         let screenWidth = Int(gif.pointee.SWidth), screenHeight = Int(gif.pointee.SHeight)
         guard screenWidth * screenHeight <= limits.maxPixels else { throw .tooLarge }
 
@@ -44,32 +49,36 @@ public struct GIFDecoder: ImageDecoding {
         let canvasWidth = screenWidth > 0 ? screenWidth : left + width
         let canvasHeight = screenHeight > 0 ? screenHeight : top + height
         guard canvasWidth * canvasHeight <= limits.maxPixels else { throw .tooLarge }
+        let working = Self.workingBytes(canvasWidth: canvasWidth, frameWidth: width, frameHeight: height,
+                                        interlaced: frame.Interlace)
+        guard working <= limits.maxWorkingBytes else {
+            lastFailureReason = "GIF of \(canvasWidth)x\(canvasHeight): needs \(ByteCount(working)) to decode, "
+                + "over the \(ByteCount(limits.maxWorkingBytes)) a decode may hold"
+            throw .tooLarge
+        }
         let colours = try palette(frame.ColorMap ?? gif.pointee.SColorMap, transparentIndex: transparentIndex)
 
         let geometry = OutputGeometry(displayedWidth: canvasWidth, height: canvasHeight, orientation: .up, options: options)
         let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: canvasWidth,
                                           sourceHeight: canvasHeight, isAnimated: false)
-        let image: DecodedImage
-        if frame.Interlace {
-            // Interlaced rows come in four passes, so the frame is drawn whole first.
-            guard let canvas = DecodedImage(width: canvasWidth, height: canvasHeight, sourceWidth: canvasWidth,
-                                            sourceHeight: canvasHeight)
-            else { throw .tooLarge }  // DecodedImage refuses only absurd sizes
-            try drawFrame(gif, into: canvas.pixels, stride: canvas.stride, canvasWidth: canvasWidth,
-                          canvasHeight: canvasHeight, colours: colours)
-            image = try builder.finish(canvas)
-        } else {
-            // Top to bottom: each canvas row is shrunk as it is drawn, and the full-size
-            // canvas never exists.
-            image = try builder.buildByRows(decodedWidth: canvasWidth, decodedHeight: canvasHeight) {
-                (addRow) throws(LoaderError) in
-                try drawFrameByRows(gif, canvasWidth: canvasWidth, canvasHeight: canvasHeight, colours: colours,
-                                    into: addRow)
-            }
+        // Interlaced lines come in four passes, so their palette indices (a byte a
+        // pixel) are read whole before the first canvas row can be made.
+        let lines = try frame.Interlace ? FrameLines.read(gif, width: width, height: height) : FrameLines(width: width)
+        let image = try builder.buildByRows(decodedWidth: canvasWidth, decodedHeight: canvasHeight) {
+            (addRow: (UnsafeRawPointer, Range<Int>) -> Void) throws(LoaderError) in
+            try drawFrameByRows(gif, lines: lines, canvasWidth: canvasWidth, canvasHeight: canvasHeight,
+                                colours: colours, into: addRow)
         }
         // Known only once the frame's data is consumed.
         image.isAnimated = Self.anotherImageFollows(gif)
         return image
+    }
+
+    /// What a decode holds besides its result: the canvas row, the resampler's row of
+    /// sums and column weights (about 28 bytes a canvas pixel), the frame's line, and
+    /// for an interlaced frame all its palette indices.
+    static func workingBytes(canvasWidth: Int, frameWidth: Int, frameHeight: Int, interlaced: Bool) -> Int {
+        32 * canvasWidth + frameWidth + (interlaced ? frameWidth * frameHeight : 0)
     }
 
     /// Reads records up to the first image descriptor; returns the transparent palette
@@ -101,59 +110,89 @@ public struct GIFDecoder: ImageDecoding {
         return colours
     }
 
-    /// Reads the frame's rows and draws them onto a transparent canvas; rows and columns
-    /// outside the canvas are read and dropped.
-    private func drawFrame(_ gif: UnsafeMutablePointer<GifFileType>, into canvas: UnsafeMutableRawPointer, stride: Int,
-                           canvasWidth: Int, canvasHeight: Int, colours: [UInt32]) throws(LoaderError) {
-        for y in 0..<canvasHeight {
-            (canvas + y * stride).initializeMemory(as: UInt8.self, repeating: 0, count: canvasWidth * 4)
+    /// The frame's lines: read one at a time as the canvas rows need them, or (for an
+    /// interlaced frame) all read already, in row order.
+    final class FrameLines {
+        let width: Int
+        private var line: [GifPixelType]
+        private let all: [GifPixelType]?
+
+        init(width: Int) {
+            self.width = width
+            line = [GifPixelType](repeating: 0, count: width)
+            all = nil
         }
-        let frame = gif.pointee.Image
-        let left = Int(frame.Left), top = Int(frame.Top), width = Int(frame.Width), height = Int(frame.Height)
-        let visibleColumns = max(0, min(width, canvasWidth - left))
-        var line = [GifPixelType](repeating: 0, count: width)
-        for row in Self.rowOrder(height: height, interlaced: frame.Interlace) {
-            try Self.readLine(gif, into: &line)
-            let y = top + row
-            guard y < canvasHeight else { continue }
-            Self.draw(line, columns: visibleColumns, colours: colours, at: canvas + y * stride + left * 4)
+
+        private init(width: Int, all: [GifPixelType]) {
+            self.width = width
+            line = []
+            self.all = all
         }
+
+        /// Every line of an interlaced frame, put in row order as it is read.
+        static func read(_ gif: UnsafeMutablePointer<GifFileType>, width: Int, height: Int) throws(LoaderError) -> FrameLines {
+            var all = [GifPixelType](repeating: 0, count: width * height)
+            var line = [GifPixelType](repeating: 0, count: width)
+            for row in GIFDecoder.rowOrder(height: height, interlaced: true) {
+                try GIFDecoder.readLine(gif, into: &line)
+                all.replaceSubrange((row * width)..<((row + 1) * width), with: line)
+            }
+            return FrameLines(width: width, all: all)
+        }
+
+        /// Frame row `row` (rows are asked for in order, each once), read from the file
+        /// unless all were read already.
+        func line(_ row: Int, from gif: UnsafeMutablePointer<GifFileType>) throws(LoaderError) -> ArraySlice<GifPixelType> {
+            if let all { return all[(row * width)..<((row + 1) * width)] }
+            try GIFDecoder.readLine(gif, into: &line)
+            return line[...]
+        }
+
+        var readsFromFile: Bool { all == nil }
     }
 
-    /// A non-interlaced frame, one canvas row at a time: each row is cleared, gets the
-    /// frame's line if the frame covers it, and goes to `addRow`. Frame rows below the
-    /// canvas are read and dropped, so the next record can be read.
-    private func drawFrameByRows(_ gif: UnsafeMutablePointer<GifFileType>, canvasWidth: Int, canvasHeight: Int,
-                                 colours: [UInt32], into addRow: (UnsafeRawPointer) -> Void) throws(LoaderError) {
+    /// One canvas row at a time: each row is cleared, gets the frame's line if the
+    /// frame covers it, and goes to `addRow`. Frame lines below the canvas are read and
+    /// dropped, so the next record can be read.
+    private func drawFrameByRows(_ gif: UnsafeMutablePointer<GifFileType>, lines: FrameLines, canvasWidth: Int,
+                                 canvasHeight: Int, colours: [UInt32],
+                                 into addRow: (UnsafeRawPointer, Range<Int>) -> Void) throws(LoaderError) {
         let frame = gif.pointee.Image
-        let left = Int(frame.Left), top = Int(frame.Top), width = Int(frame.Width), height = Int(frame.Height)
-        let visibleColumns = max(0, min(width, canvasWidth - left))
-        var line = [GifPixelType](repeating: 0, count: width)
+        let left = Int(frame.Left), top = Int(frame.Top), height = Int(frame.Height)
+        let visibleColumns = max(0, min(lines.width, canvasWidth - left))
+        let frameColumns = min(left, canvasWidth)..<min(left + visibleColumns, canvasWidth)
         let row = UnsafeMutableRawPointer.allocate(byteCount: canvasWidth * 4, alignment: 16)
         defer { row.deallocate() }
+        row.initializeMemory(as: UInt8.self, repeating: 0, count: canvasWidth * 4)
         for y in 0..<canvasHeight {
-            row.initializeMemory(as: UInt8.self, repeating: 0, count: canvasWidth * 4)
-            if y >= top && y < top + height {
-                try Self.readLine(gif, into: &line)
-                Self.draw(line, columns: visibleColumns, colours: colours, at: row + left * 4)
+            guard y >= top && y < top + height else {
+                addRow(row, 0..<0)
+                continue
             }
-            addRow(row)
+            Self.draw(try lines.line(y - top, from: gif), columns: visibleColumns, colours: colours,
+                      at: row + left * 4)
+            addRow(row, frameColumns)
+            // Rows below the frame are passed whole when nothing is shrunk.
+            (row + frameColumns.lowerBound * 4).initializeMemory(as: UInt8.self, repeating: 0,
+                                                                 count: frameColumns.count * 4)
         }
-        for _ in min(height, max(0, canvasHeight - top))..<height {
-            try Self.readLine(gif, into: &line)
+        guard lines.readsFromFile else { return }
+        for frameRow in min(height, max(0, canvasHeight - top))..<height {
+            _ = try lines.line(frameRow, from: gif)
         }
     }
 
-    private static func readLine(_ gif: UnsafeMutablePointer<GifFileType>, into line: inout [GifPixelType])
+    fileprivate static func readLine(_ gif: UnsafeMutablePointer<GifFileType>, into line: inout [GifPixelType])
         throws(LoaderError) {
         let result = line.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32($0.count)) }
         guard result == GIF_OK else { throw .decode }
     }
 
     /// Writes the first `columns` pixels of a line as RGBA at `out`.
-    private static func draw(_ line: [GifPixelType], columns: Int, colours: [UInt32], at out: UnsafeMutableRawPointer) {
+    private static func draw(_ line: ArraySlice<GifPixelType>, columns: Int, colours: [UInt32],
+                             at out: UnsafeMutableRawPointer) {
         for x in 0..<columns {
-            out.storeBytes(of: colours[Int(line[x])], toByteOffset: x * 4, as: UInt32.self)
+            out.storeBytes(of: colours[Int(line[line.startIndex + x])], toByteOffset: x * 4, as: UInt32.self)
         }
     }
 

@@ -10,21 +10,25 @@ public final class ImageDecoder: ImageDecoding {
     private let png = PNGDecoder()
     private let webp = WebPDecoder()
     private let gif = GIFDecoder()
+    /// The decoder the last file went to.
+    private var last: (any ImageDecoding)?
 
     public init() {}
 
+    public var lastFailureReason: String { last?.lastFailureReason ?? "" }
+
     public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        let decoder: any ImageDecoding
         switch ImageFormat(sniffing: data) {
-        case .jpeg:
-            return try jpeg.decode(data, options: options, limits: limits)
-        case .png:
-            return try png.decode(data, options: options, limits: limits)
-        case .webp:
-            return try webp.decode(data, options: options, limits: limits)
-        case .gif:
-            return try gif.decode(data, options: options, limits: limits)
+        case .jpeg: decoder = jpeg
+        case .png: decoder = png
+        case .webp: decoder = webp
+        case .gif: decoder = gif
         case .bmp, .tiff, .heif, .avif, nil:
+            last = nil
             throw .unsupported
         }
+        last = decoder
+        return try decoder.decode(data, options: options, limits: limits)
     }
 }

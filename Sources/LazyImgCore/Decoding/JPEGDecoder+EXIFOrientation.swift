@@ -6,28 +6,11 @@ extension JPEGDecoder {
     /// actually present; a malformed block only means "no orientation", never a failure.
     /// The walk stops at the first scan (SOS): EXIF must precede the image data.
     static func exifOrientation(in bytes: UnsafeBufferPointer<UInt8>) -> ImageOrientation {
-        var position = 2  // past SOI
-        while position + 4 <= bytes.count {
-            guard bytes[position] == 0xFF else { return .up }
-            let marker = bytes[position + 1]
-            if marker == 0xFF {  // fill byte before a marker
-                position += 1
-                continue
-            }
-            // Markers without a length: TEM and RST0-7; SOS and EOI end the header.
-            if marker == 0x01 || (0xD0...0xD7).contains(marker) {
-                position += 2
-                continue
-            }
-            if marker == 0xDA || marker == 0xD9 { return .up }
-            let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
-            let segmentStart = position + 4
-            let segmentEnd = position + 2 + length
-            guard length >= 2, segmentEnd <= bytes.count else { return .up }
-            if marker == 0xE1, let orientation = orientation(inAPP1: UnsafeBufferPointer(rebasing: bytes[segmentStart..<segmentEnd])) {
+        var markers = JPEGMarkers(bytes)
+        while let segment = markers.next(), segment.marker != 0xDA {
+            if segment.marker == 0xE1, let orientation = orientation(inAPP1: segment.payload) {
                 return orientation
             }
-            position = segmentEnd
         }
         return .up
     }

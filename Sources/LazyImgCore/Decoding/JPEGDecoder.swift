@@ -13,6 +13,7 @@ import CTurboJPEG
 /// decode the next one; a fresh handle costs a few microseconds.
 public final class JPEGDecoder: ImageDecoding {
     private var handle: tjhandle?
+    public private(set) var lastFailureReason = ""
 
     public init() {}
 
@@ -24,6 +25,7 @@ public final class JPEGDecoder: ImageDecoding {
     /// builder shrink, turn upright (EXIF orientation) and crop. `sourceWidth/Height`
     /// of the result are the displayed size: swapped for a quarter-turned photo.
     public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        lastFailureReason = ""
         do {
             return try decode(data, handle: try readyHandle(), options: options, limits: limits)
         } catch {
@@ -49,6 +51,12 @@ public final class JPEGDecoder: ImageDecoding {
             let storedWidth = Int(width), storedHeight = Int(height)
             // JPEG sides are at most 65535, so this product cannot overflow.
             guard storedWidth * storedHeight <= limits.maxPixels else { throw .tooLarge }
+            if let cost = JPEGDecodeCost(scanning: bytes),
+               let refusal = cost.refusal(maxWorkingBytes: limits.maxWorkingBytes,
+                                          rowBytes: Self.rowBytes(width: storedWidth, components: cost.components.count)) {
+                lastFailureReason = refusal
+                throw .tooLarge
+            }
 
             let orientation = Self.exifOrientation(in: bytes)
             let displayed = orientation.displayed(width: storedWidth, height: storedHeight)
@@ -84,6 +92,14 @@ public final class JPEGDecoder: ImageDecoding {
                 }
             }
         }
+    }
+
+    /// What libjpeg holds per row of the image besides the coefficients, at most:
+    /// each component's sample rows for the IDCT and the upsampler (up to 4 x 8 rows of
+    /// a byte per sample, twice over for fancy upsampling's context) and the colour
+    /// converter's output row.
+    static func rowBytes(width: Int, components: Int) -> Int {
+        width.multipliedSaturating(by: 64 * max(1, components) + 4)
     }
 
     /// Turns 4-byte CMYK pixels into opaque RGBA in place.

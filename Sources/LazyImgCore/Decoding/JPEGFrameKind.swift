@@ -13,24 +13,15 @@ enum JPEGFrameKind: Equatable {
     /// The kind of the first frame in `bytes`; nil when no SOF marker comes before the
     /// first scan (a damaged file: left to TurboJPEG to refuse as corrupt).
     init?(scanning bytes: UnsafeBufferPointer<UInt8>) {
-        var offset = 2  // after SOI
-        while offset + 4 <= bytes.count {
-            guard bytes[offset] == 0xFF else { return nil }
-            let marker = bytes[offset + 1]
-            // Fill bytes: any number of 0xFF may precede a marker.
-            if marker == 0xFF { offset += 1; continue }
-            // Markers without a length segment (RSTn, TEM).
-            if (0xD0...0xD7).contains(marker) || marker == 0x01 { offset += 2; continue }
+        var markers = JPEGMarkers(bytes)
+        while let segment = markers.next() {
             // A scan or the end before any frame header.
-            if marker == 0xDA || marker == 0xD9 { return nil }
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            guard length >= 2 else { return nil }
-            if Self.isStartOfFrame(marker) {
-                guard offset + 4 < bytes.count else { return nil }
-                self = Self.kind(marker: marker, precision: bytes[offset + 4])
+            if segment.marker == 0xDA || segment.marker == 0xD9 { return nil }
+            if Self.isStartOfFrame(segment.marker) {
+                guard let precision = segment.payload.first else { return nil }
+                self = Self.kind(marker: segment.marker, precision: precision)
                 return
             }
-            offset += 2 + length
         }
         return nil
     }
@@ -42,7 +33,7 @@ enum JPEGFrameKind: Equatable {
     }
 
     /// SOF0...SOF15 except DHT (C4), JPG (C8) and DAC (CC), which share the range.
-    private static func isStartOfFrame(_ marker: UInt8) -> Bool {
+    static func isStartOfFrame(_ marker: UInt8) -> Bool {
         (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
     }
 

@@ -4,69 +4,95 @@ import CSpng
 ///
 /// libspng expands everything to RGBA8, applying tRNS and reducing 16-bit samples to
 /// 8, so the resampler sees one pixel format. A libspng context holds one image's
-/// state, so each decode makes and frees its own; the type itself keeps nothing.
-public struct PNGDecoder: ImageDecoding {
-    /// Ancillary chunks (text, ICC profiles, ...) are kept in memory by libspng; these
-    /// bound what a hostile file can make it keep. Pixel data (IDAT) is streamed and
-    /// bounded by the image size check instead.
+/// state, so each decode makes and frees its own. It reads the file through
+/// `PNGChunkFilter`, which leaves out the ancillary chunks the pixels do not need.
+public final class PNGDecoder: ImageDecoding {
+    /// What libspng may keep of the chunks it still sees (PLTE and tRNS are under 1 KiB
+    /// each; the rest are filtered out).
     private static let maxChunkBytes = 4 << 20
     private static let maxCachedChunkBytes = 16 << 20
-    /// Interlaced (Adam7) rows arrive in seven passes, each filling part of every row,
-    /// so those files are decoded whole before shrinking; this caps that buffer at
-    /// 64 MiB. Other PNGs stream row by row and need no such cap.
-    static let maxInterlacedPixels = 16 << 20
+
+    public private(set) var lastFailureReason = ""
 
     public init() {}
 
     public func decode(_ data: [UInt8], options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        lastFailureReason = ""
         guard let context = spng_ctx_new(0) else { throw .noMemory }
         defer { spng_ctx_free(context) }
 
         return try data.withUnsafeBufferPointer { (bytes) throws(LoaderError) -> DecodedImage in
-            guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .decode }
-            try check(spng_set_png_buffer(context, base, bytes.count))
-            // A side longer than the pixel budget can never pass the check below.
-            let maxSide = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
-            try check(spng_set_image_limits(context, maxSide, maxSide))
-            try check(spng_set_chunk_limits(context, Self.maxChunkBytes, Self.maxCachedChunkBytes))
-            // A corrupt file should fail, not decode into plausible-looking noise.
-            try check(spng_set_crc_action(context, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
-
-            var header = spng_ihdr()
-            try check(spng_get_ihdr(context, &header))
-            let sourceWidth = Int(header.width), sourceHeight = Int(header.height)
-            guard sourceWidth > 0, sourceHeight > 0 else { throw .decode }
-            // Both sides are below 2^31 (libspng checks), so the product fits in Int.
-            guard sourceWidth * sourceHeight <= limits.maxPixels else { throw .tooLarge }
-
-            let format = Int32(SPNG_FMT_RGBA8.rawValue)
-            var byteCount = 0
-            try check(spng_decoded_image_size(context, format, &byteCount))
-            guard case (let expected, false) = (sourceWidth * sourceHeight).multipliedReportingOverflow(by: 4),
-                  byteCount == expected
-            else { throw .decode }
-
-            let geometry = OutputGeometry(displayedWidth: sourceWidth, height: sourceHeight, orientation: .up,
-                                          options: options)
-            let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: sourceWidth,
-                                              sourceHeight: sourceHeight, isAnimated: false,
-                                              opaque: isOpaque(context, header))
-            let flags = Int32(SPNG_DECODE_TRNS.rawValue)
-            guard header.interlace_method != 0 else {
-                return try builder.buildByRows(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
-                    (addRow) throws(LoaderError) in
-                    try decodeRows(context, width: sourceWidth, format: format, flags: flags, into: addRow)
-                }
-            }
-            guard sourceWidth * sourceHeight <= Self.maxInterlacedPixels else { throw .tooLarge }
-            return try builder.build(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
-                (destination, stride) throws(LoaderError) in
-                // libspng writes rows back to back, which the builder's buffers are.
-                guard stride == sourceWidth * 4 else { throw .decode }
-                try check(spng_decode_image(context, destination, byteCount, format, flags))
-                try checkTrailingChunks(context)
+            guard !bytes.isEmpty else { throw .decode }
+            var filter = PNGChunkFilter(bytes)
+            return try withUnsafeMutablePointer(to: &filter) { (filter) throws(LoaderError) -> DecodedImage in
+                try check(spng_set_png_stream(context, { _, user, destination, count in
+                    PNGChunkFilter.read(user, destination, count)
+                }, filter))
+                return try decode(context, options: options, limits: limits)
             }
         }
+    }
+
+    private func decode(_ context: OpaquePointer, options: DecodeOptions,
+                        limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+        // A side longer than the pixel budget can never pass the check below.
+        let maxSide = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
+        try check(spng_set_image_limits(context, maxSide, maxSide))
+        try check(spng_set_chunk_limits(context, Self.maxChunkBytes, Self.maxCachedChunkBytes))
+        // A corrupt file should fail, not decode into plausible-looking noise.
+        try check(spng_set_crc_action(context, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
+
+        var header = spng_ihdr()
+        try check(spng_get_ihdr(context, &header))
+        let sourceWidth = Int(header.width), sourceHeight = Int(header.height)
+        guard sourceWidth > 0, sourceHeight > 0 else { throw .decode }
+        // Both sides are below 2^31 (libspng checks), so the product fits in Int.
+        guard sourceWidth * sourceHeight <= limits.maxPixels else { throw .tooLarge }
+        let interlaced = header.interlace_method != 0
+        let working = Self.workingBytes(width: sourceWidth, height: sourceHeight, interlaced: interlaced)
+        guard working <= limits.maxWorkingBytes else {
+            lastFailureReason = "\(interlaced ? "interlaced " : "")PNG of \(sourceWidth)x\(sourceHeight): needs "
+                + "\(ByteCount(working)) to decode, over the \(ByteCount(limits.maxWorkingBytes)) a decode may hold"
+            throw .tooLarge
+        }
+
+        let format = Int32(SPNG_FMT_RGBA8.rawValue)
+        var byteCount = 0
+        try check(spng_decoded_image_size(context, format, &byteCount))
+        guard case (let expected, false) = (sourceWidth * sourceHeight).multipliedReportingOverflow(by: 4),
+              byteCount == expected
+        else { throw .decode }
+
+        let geometry = OutputGeometry(displayedWidth: sourceWidth, height: sourceHeight, orientation: .up,
+                                      options: options)
+        let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: sourceWidth,
+                                          sourceHeight: sourceHeight, isAnimated: false,
+                                          opaque: isOpaque(context, header))
+        let flags = Int32(SPNG_DECODE_TRNS.rawValue)
+        guard interlaced else {
+            return try builder.buildByRows(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
+                (addRow) throws(LoaderError) in
+                try decodeRows(context, width: sourceWidth, format: format, flags: flags, into: addRow)
+            }
+        }
+        return try builder.build(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {
+            (destination, stride) throws(LoaderError) in
+            // libspng writes rows back to back, which the builder's buffers are.
+            guard stride == sourceWidth * 4 else { throw .decode }
+            try check(spng_decode_image(context, destination, byteCount, format, flags))
+            try checkTrailingChunks(context)
+        }
+    }
+
+    /// What a decode holds besides its result. Rows: libspng's current and previous
+    /// scanline (up to 8 bytes a pixel each, 16-bit RGBA) and its RGBA8 row, this
+    /// decoder's row, and the resampler's row of sums (16 bytes a pixel) and column
+    /// weights. Interlaced (Adam7) rows arrive in seven passes, each filling part of
+    /// every row, so those images are decoded whole before shrinking: 4 bytes a pixel
+    /// more (a 16 Mpx image within the default 64 MiB).
+    static func workingBytes(width: Int, height: Int, interlaced: Bool) -> Int {
+        let rows = width.multipliedSaturating(by: 48)
+        return interlaced ? rows.addingSaturating(width.multipliedSaturating(by: height).multipliedSaturating(by: 4)) : rows
     }
 
     /// Decodes a non-interlaced image one row at a time into a single row buffer

@@ -53,6 +53,14 @@ final class RowResampler {
 
     /// Adds the next source row (`4 * sourceWidth` bytes); extra rows are ignored.
     func add(_ row: UnsafeRawPointer) {
+        add(row, nonzeroColumns: 0..<sourceWidth)
+    }
+
+    /// As above, for a row whose pixels outside `nonzeroColumns` are all zero
+    /// (transparent canvas beside a GIF or WebP frame): those add nothing to the sums,
+    /// so they are not visited.
+    func add(_ row: UnsafeRawPointer, nonzeroColumns: Range<Int>) {
+        let nonzero = nonzeroColumns.clamped(to: 0..<sourceWidth)
         let sourceY = rowsAdded
         guard sourceY < sourceHeight else { return }
         rowsAdded += 1
@@ -67,12 +75,13 @@ final class RowResampler {
             let outputBegin = nextOutputRow * sourceHeight, outputEnd = outputBegin + sourceHeight
             guard outputBegin < end else { return }
             let overlap = min(end, outputEnd) - max(begin, outputBegin)
-            if overlap > 0 {
+            if overlap > 0 && !nonzero.isEmpty {
                 let weight = Float(overlap) / Float(sourceHeight)
+                let pixels = row + 4 * nonzero.lowerBound, sums = accumulator + nonzero.lowerBound
                 if opaque {
-                    Resampler.accumulateOpaqueRow(row, count: sourceWidth, weight: weight, into: accumulator)
+                    Resampler.accumulateOpaqueRow(pixels, count: nonzero.count, weight: weight, into: sums)
                 } else {
-                    Resampler.accumulatePremultipliedRow(row, count: sourceWidth, weight: weight, into: accumulator)
+                    Resampler.accumulatePremultipliedRow(pixels, count: nonzero.count, weight: weight, into: sums)
                 }
             }
             guard outputEnd <= end else { return }

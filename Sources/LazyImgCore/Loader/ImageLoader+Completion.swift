@@ -43,10 +43,11 @@ extension ImageLoader {
     }
 
     /// A job's image is ready (or could not be made from its bytes): cache it and
-    /// answer every ticket. `decoded` is false for a thumbnail read from disk.
+    /// answer every ticket. `decoded` is false for a thumbnail read from disk;
+    /// `decoderReason` is why the decoder refused the bytes, when it said.
     func _finishJob(_ jobID: UInt64, _ key: CacheKey, _ result: Result<DecodedImage, LoaderError>,
                     httpStatus: Int, bytes: [UInt8], source: ImageSource = .network, decoded: Bool = true,
-                    in s: inout LoaderState) {
+                    decoderReason: String = "", in s: inout LoaderState) {
         switch result {
         case .success(let image):
             if image.encoded == nil && decoded { s.stats.imagesDecoded += 1 }
@@ -61,7 +62,8 @@ extension ImageLoader {
             }
         case .failure(let error):
             guard let job = s.jobs[key], job.id == jobID else { return }
-            _fail(key, error, httpStatus: httpStatus, message: FailureMessage.describe(error, bytes: bytes), in: &s)
+            let message = decoderReason.isEmpty ? FailureMessage.describe(error, bytes: bytes) : decoderReason
+            _fail(key, error, httpStatus: httpStatus, message: message, in: &s)
         }
     }
 

@@ -14,12 +14,13 @@ extension ImageLoader {
                       headers: HTTPCacheHeaders = HTTPCacheHeaders(), in s: inout LoaderState) {
         let key = job.key
         let options = configuration.decodeOptions
-        let limits = DecodeLimits(maxPixels: configuration.maxPixels)
+        let limits = configuration.decodeLimits
         s.jobs[key]?.phase = .decoding
         let submitted = decodePool.submit(priority: job.rank(in: s.window)) { [weak self] decoder in
             guard let self, state.withLock({ s in _claimDecode(job.id, key, byteCount: bytes.count, in: &s) })
             else { return }
             let result: Result<DecodedImage, LoaderError>
+            var reason = ""
             if let encoded {
                 result = encoded
             } else {
@@ -27,11 +28,13 @@ extension ImageLoader {
                     result = .success(try decoder.decode(bytes, options: options, limits: limits))
                 } catch {
                     result = .failure(error)
+                    reason = decoder.lastFailureReason
                 }
             }
             state.withLock { s in
                 s.decodeQueuedBytes -= bytes.count
-                _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, source: source, in: &s)
+                _finishJob(job.id, key, result, httpStatus: httpStatus, bytes: bytes, source: source,
+                           decoderReason: reason, in: &s)
                 // Freed queue bytes, or a hit on a prefetched image lifting the waste
                 // budget, may let more downloads start.
                 _pump(in: &s)

@@ -147,7 +147,7 @@ extension ImageLoader {
         }
         do throws(LoaderError) {
             return .success(try decoder.decode(bytes, options: key.options,
-                                               limits: DecodeLimits(maxPixels: configuration.maxPixels)))
+                                               limits: configuration.decodeLimits))
         } catch {
             return .failure(error)
         }

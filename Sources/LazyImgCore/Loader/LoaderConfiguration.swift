@@ -26,6 +26,8 @@ public struct LoaderConfiguration: Sendable {
     /// clamped to it, so "no limit" (UINT64_MAX) still bounds one body in memory.
     public static let maxResponseBytesCap = 1 << 30
     public var maxPixels = 50_000_000
+    /// What one decode may hold besides its result (`DecodeLimits.maxWorkingBytes`).
+    public var maxDecodeBytes = DecodeLimits.defaultMaxWorkingBytes
     public var userAgent = "lazyimg"
     /// "Name: value" lines sent with every request.
     public var httpHeaders: [String] = []
@@ -65,6 +67,11 @@ public struct LoaderConfiguration: Sendable {
     public var session: ImageSession? = nil
 
     public init() {}
+
+    /// What each decode may cost.
+    public var decodeLimits: DecodeLimits {
+        DecodeLimits(maxPixels: maxPixels, maxWorkingBytes: maxDecodeBytes)
+    }
 
     /// How every image of this loader is decoded; part of each cache key.
     public var decodeOptions: DecodeOptions {

@@ -63,6 +63,7 @@ class ConfigStruct(ctypes.Structure):
         ("disk_cache_bytes", ctypes.c_uint64),
         ("disk_cache_serve_stale", ctypes.c_uint32),
         ("session", ctypes.c_void_p),
+        ("max_decode_bytes", ctypes.c_uint64),
     ]
 
 

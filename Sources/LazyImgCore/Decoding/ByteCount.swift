@@ -1,0 +1,16 @@
+/// A byte count for a failure message, in MiB with one decimal ("280.4 MiB"), or in
+/// KiB below one MiB; rounded up, so what a file needs never reads as the limit it
+/// is over.
+struct ByteCount: CustomStringConvertible {
+    let bytes: Int
+
+    init(_ bytes: Int) {
+        self.bytes = bytes
+    }
+
+    var description: String {
+        guard bytes >= 1 << 20 else { return "\((max(0, bytes) + 1023) / 1024) KiB" }
+        let tenths = bytes.multipliedSaturating(by: 10).addingSaturating((1 << 20) - 1) >> 20
+        return tenths % 10 == 0 ? "\(tenths / 10) MiB" : "\(tenths / 10).\(tenths % 10) MiB"
+    }
+}
