@@ -25,7 +25,9 @@ extension ImageLoader {
                 result = encoded
             } else {
                 do throws(LoaderError) {
-                    result = .success(try decoder.decode(bytes, options: options, limits: limits))
+                    let image = try decoder.decode(bytes, options: options, limits: limits)
+                    attachAnimation(to: image, from: bytes)
+                    result = .success(image)
                 } catch {
                     result = .failure(error)
                     reason = decoder.lastFailureReason

@@ -53,8 +53,10 @@ extension ImageLoader {
     private func lookUpOnDisk(_ disk: DiskCache, _ key: CacheKey, decoder: any ImageDecoding) -> DiskLookup {
         let now = HTTPCacheMetadata.now
         let thumbnailKey = DiskCache.Key(url: key.url, variant: DiskCacheThumbnail.variant(key.options))
+        // An animation's thumbnail holds its first frame only: one that plays needs
+        // the original.
         if storesThumbnails(key), let thumbnail = disk.read(thumbnailKey), thumbnail.metadata.isFresh(now: now),
-           let image = DiskCacheThumbnail.decode(thumbnail.body) {
+           let image = DiskCacheThumbnail.decode(thumbnail.body), !(image.isAnimated && playsAnimations) {
             return .image(image, decoded: false)
         }
         guard let original = disk.read(DiskCache.Key(url: key.url)) else { return .miss }
@@ -146,8 +148,9 @@ extension ImageLoader {
                 ?? .failure(.unsupported)
         }
         do throws(LoaderError) {
-            return .success(try decoder.decode(bytes, options: key.options,
-                                               limits: configuration.decodeLimits))
+            let image = try decoder.decode(bytes, options: key.options, limits: configuration.decodeLimits)
+            attachAnimation(to: image, from: bytes)
+            return .success(image)
         } catch {
             return .failure(error)
         }
@@ -171,6 +174,7 @@ extension ImageLoader {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             s.cache.remove(key)
+            _dropRemovedAnimations(in: &s)
         }
         transport.forgetRecentResponses(of: url)
         diskCache?.remove(group: url.bytes)

@@ -3,6 +3,7 @@ struct LoaderState {
     /// One key per row (nil: no image), made once when the rows arrive.
     var rows = RowKeys()
     var cache: MemoryCache
+    var animations = AnimationPlayers()
     var view: ViewState
     /// The windows derived from `view` at its last change.
     var window = SchedulingWindow()

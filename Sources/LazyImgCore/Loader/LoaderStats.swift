@@ -33,6 +33,11 @@ public struct LoaderStats: Sendable, Equatable {
     public var diskEntries: UInt64 = 0
     public var diskEvictions: UInt64 = 0
     public var diskWriteErrors: UInt64 = 0
+    /// Animation frames decoded into a player's buffer.
+    public var framesDecoded: UInt64 = 0
+    /// Now: what the animations' buffered frames and canvases hold (part of
+    /// `memoryCacheBytes`).
+    public var animationBytes: UInt64 = 0
 
     public init() {}
 }

@@ -21,6 +21,7 @@ class Status(enum.IntEnum):
     DEFERRED = 2
     MISS = 3
     TIMEOUT = 4
+    NOT_YET = 5
     E_INVALID_ARGUMENT = -1
     E_OUT_OF_RANGE = -2
     E_BAD_URL = -3
