@@ -14,6 +14,7 @@ seeds() {
         png) echo "$corpus/pngsuite $corpus/png-corrupt $corpus/bad/png" ;;
         webp) echo "$corpus/webp $corpus/bad/webp" ;;
         gif) echo "$corpus/gif $corpus/bad/gif" ;;
+        frames) echo "$corpus/gif $corpus/bad/gif $corpus/webp $corpus/bad/webp" ;;
         # Bodies of every kind, plus the non-image texts beside them.
         response) echo "$corpus/bad $corpus/png-corrupt" ;;
     esac

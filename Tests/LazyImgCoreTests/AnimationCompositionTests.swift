@@ -221,6 +221,9 @@ final class AnimationCompositionTests: XCTestCase {
         XCTAssertEqual(source.duration, 100)
         let expected: [(UInt64, Int, UInt64?)] = [(0, 0, 30), (29, 0, 30), (30, 1, 80), (79, 1, 80), (80, 2, 100),
                                                   (100, 0, 130), (199, 2, 200), (200, 2, nil), (10_000, 2, nil)]
+        let forever = try XCTUnwrap(AnimationSource.make(from: makeGIF(screenWidth: 4, screenHeight: 4, palette: palette,
+                                                                      frames: frames, loopCount: 0), limits: limits))
+        XCTAssertEqual(forever.frame(at: .max).nextChange, .max, "saturated, not wrapped")
         for (time, index, next) in expected {
             let found = source.frame(at: time)
             XCTAssertEqual(found.index, index, "at \(time)")

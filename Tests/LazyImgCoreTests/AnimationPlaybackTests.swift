@@ -15,16 +15,8 @@ final class AnimationPlaybackTests: XCTestCase {
     static let frameCount = 12
     static let frameBytes = 20 * 15 * 4
     static let canvasBytes = 40 * 30 * 4
-    static let colours: [[UInt8]] = (0..<frameCount).map { (n: Int) -> [UInt8] in
-        [UInt8(20 * n), UInt8(255 - 20 * n), UInt8(7 * n)]
-    }
-
     static func gif(seed: Int = 0) -> [UInt8] {
-        let frames = (0..<frameCount).map {
-            GIFTestFrame(width: 40, height: 30, indices: Array(repeating: UInt8(($0 + seed) % frameCount), count: 1200),
-                         delay: 5)
-        }
-        return makeGIF(screenWidth: 40, screenHeight: 30, palette: colours, frames: frames, loopCount: 0)
+        ColourCycle.gif(width: 40, height: 30, count: frameCount, seed: seed)
     }
 
     private func harness(bufferFrames: Int, memory: Int = 64 << 20,
@@ -65,8 +57,8 @@ final class AnimationPlaybackTests: XCTestCase {
     /// Which frame an image shows, by its top-left pixel's colour.
     private func shown(_ image: DecodedImage?, seed: Int = 0) -> Int? {
         guard let image else { return nil }
-        let pixel = Array(image.row(0)[0..<3])
-        return Self.colours.firstIndex(of: pixel).map { ($0 - seed + Self.frameCount) % Self.frameCount }
+        return ColourCycle.frame(ofPixel: Array(image.row(0)[0..<3]), count: Self.frameCount)
+            .map { ($0 - seed + Self.frameCount) % Self.frameCount }
     }
 
     /// The row's image in the cache, without marking it used.
@@ -207,6 +199,36 @@ final class AnimationPlaybackTests: XCTestCase {
         try load(h, rows: 3..<4)
         XCTAssertNil(cached(h, row: 1))
         XCTAssertNil(player(h, row: 1), "a player goes with its first frame")
+        XCTAssertLessThanOrEqual(h.loader.stats.memoryCacheBytes, UInt64(capacity))
+    }
+
+    /// A budget too small for the playing animations' buffers: windows of two frames,
+    /// first frames kept, no frame decoded twice; full buffers again once one stops.
+    func testATightBudgetSqueezesWindowsToTwoFrames() throws {
+        let first = try XCTUnwrap(try ImageDecoder().decode(Self.gif(), target: TargetSize(width: 20, height: 20),
+                                                           limits: DecodeLimits()))
+        let source = try XCTUnwrap(AnimationSource.make(from: Self.gif(), limits: DecodeLimits()))
+        let still = first.byteCount + source.byteCount
+        // Two animations fit with two frames each, not with four.
+        let capacity = 2 * (still + Self.canvasBytes + 2 * Self.frameBytes) + Self.frameBytes
+        let h = try harness(bufferFrames: 4, memory: capacity)
+        try h.loader.setVisibleRange(first: 0, count: 2)
+        let firsts = try load(h, rows: 0..<2)
+        for row in 0..<2 { _ = try h.loader.frame(row: row, index: 1) }
+        idle(h)
+        for row in 0..<2 {
+            XCTAssertEqual(player(h, row: row)?.frames.keys.sorted(), [1, 2], "row \(row): the frame shown and the next")
+            XCTAssertTrue(cached(h, row: row) === firsts[row], "first frames stay")
+        }
+        XCTAssertLessThanOrEqual(h.loader.stats.memoryCacheBytes, UInt64(capacity))
+        XCTAssertLessThanOrEqual(h.loader.stats.framesDecoded, 6, "no frame decoded over and over")
+
+        // Row 1 leaves: row 0 has room for its whole buffer again.
+        try h.loader.setVisibleRange(first: 0, count: 1)
+        _ = try h.loader.frame(row: 0, index: 2)
+        idle(h)
+        XCTAssertEqual(player(h, row: 0)?.frames.keys.sorted(), [2, 3, 4, 5])
+        XCTAssertEqual(player(h, row: 1)?.bytes, 0, "the stopped animation made the room")
         XCTAssertLessThanOrEqual(h.loader.stats.memoryCacheBytes, UInt64(capacity))
     }
 

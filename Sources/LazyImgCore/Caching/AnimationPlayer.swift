@@ -18,6 +18,8 @@ final class AnimationPlayer: @unchecked Sendable {
     /// The frames the buffer holds at most: `bufferBytes` worth, and at least two (the
     /// one shown and the next).
     let capacity: Int
+    /// The window now: `capacity`, or two while memory is short (`AnimationPlayers`).
+    var window: Int
     private(set) var frames: [Int: DecodedImage] = [:]
     /// The frame shown last.
     private(set) var playhead = 0
@@ -42,12 +44,13 @@ final class AnimationPlayer: @unchecked Sendable {
         // Every frame has the first frame's size and layout.
         frameBytes = max(1, first.stride * first.height)
         capacity = max(2, bufferBytes / frameBytes)
+        window = capacity
     }
 
     /// Frames, canvas and copies it holds now.
     var bytes: Int { frames.count * frameBytes + composerBytes }
 
-    var keepsEveryFrame: Bool { capacity >= source.frameCount }
+    var keepsEveryFrame: Bool { window >= source.frameCount }
 
     /// Frame `index` if it is decoded.
     func frame(_ index: Int) -> DecodedImage? {
@@ -65,7 +68,7 @@ final class AnimationPlayer: @unchecked Sendable {
     /// The first frame of the window not decoded yet, in playing order.
     func nextToDecode() -> Int? {
         let count = source.frameCount
-        for step in 0..<min(capacity, count) {
+        for step in 0..<min(window, count) {
             let index = (playhead + step) % count
             if index != 0 && frames[index] == nil { return index }
         }
@@ -107,8 +110,18 @@ final class AnimationPlayer: @unchecked Sendable {
         for index in frames.keys where index != playhead { frames[index] = nil }
     }
 
+    /// The window of two frames (the one shown and the next) while memory is short,
+    /// or the whole buffer again; frames past it go.
+    func squeeze(_ squeezed: Bool) {
+        window = squeezed ? min(2, capacity) : capacity
+        for index in frames.keys where !isInWindow(index) { frames[index] = nil }
+    }
+
+    /// What the frames past a window of two would hold at `capacity`.
+    var bytesPastTwoFrames: Int { max(0, capacity - 2) * frameBytes }
+
     private func isInWindow(_ index: Int) -> Bool {
         let count = source.frameCount
-        return (index - playhead + count) % count < capacity
+        return (index - playhead + count) % count < window
     }
 }

@@ -9,11 +9,16 @@ struct AnimationPlayers {
     private(set) var players: [CacheKey: AnimationPlayer] = [:]
     /// Keys of the players not stopped.
     private(set) var playing: Set<CacheKey> = []
+    /// Memory is short: playing animations buffer two frames each.
+    private(set) var isSqueezed = false
 
     var isEmpty: Bool { players.isEmpty }
 
     /// The frames and canvases every player holds.
     var bytes: Int { players.values.reduce(0) { $0 + $1.bytes } }
+
+    /// What the stopped ones hold: the first memory to go.
+    var stoppedBytes: Int { players.reduce(0) { $0 + (playing.contains($1.key) ? 0 : $1.value.bytes) } }
 
     /// The player for `key`, made for `first` when there is none or the cache now holds
     /// a newer first frame.
@@ -21,6 +26,7 @@ struct AnimationPlayers {
                          bufferBytes: Int) -> AnimationPlayer {
         if let player = players[key], player.first === first { return player }
         let player = AnimationPlayer(first: first, source: source, row: row, bufferBytes: bufferBytes)
+        if isSqueezed { player.squeeze(true) }
         players[key]?.dropMemory()
         players[key] = player
         return player
@@ -72,5 +78,17 @@ struct AnimationPlayers {
     /// Keeps only the frame each playing animation shows.
     mutating func dropFramesAhead() {
         for key in playing { players[key]?.dropFramesAhead() }
+    }
+
+    /// Windows of two frames for every animation, or full buffers again.
+    mutating func squeeze(_ squeezed: Bool) {
+        guard squeezed != isSqueezed else { return }
+        isSqueezed = squeezed
+        for player in players.values { player.squeeze(squeezed) }
+    }
+
+    /// What the playing animations' full buffers would add to their windows of two.
+    var bytesPastTwoFrames: Int {
+        playing.reduce(0) { $0 + (players[$1]?.bytesPastTwoFrames ?? 0) }
     }
 }

@@ -107,6 +107,25 @@ public struct MemoryCache {
     }
 
     /// Empties the cache; the reserved bytes stay as they were.
+    /// As `evict(downTo:)`, passing over the images `spared` says to keep: each goes
+    /// to the newest end once, and the sweep stops when only those are left.
+    mutating func evict(downTo limit: Int, sparing spared: (CacheKey) -> Bool) {
+        var passes = count
+        while totalCost > limit, keys.oldest >= 0 {
+            let slot = keys.oldest
+            if spared(keys[slot]) {
+                guard passes > 0 else { break }
+                passes -= 1
+                giveSecondChance(slot)
+            } else if entries[slot].referenced {
+                giveSecondChance(slot)
+            } else {
+                removeUnreported(keys[slot])
+            }
+        }
+        reportToSession()
+    }
+
     public mutating func removeAll() {
         // Generations go on from where they were: a reference taken before must not
         // match an entry stored after.

@@ -12,7 +12,7 @@
 /// `maxWorkingBytes`.
 ///
 /// Used by one decode thread at a time (the player lends it to one job).
-final class AnimationComposer {
+public final class AnimationComposer {
     let source: AnimationSource
     /// Straight RGBA, rows `stride` bytes apart; transparent before the first frame.
     let canvas: UnsafeMutableRawPointer
@@ -36,7 +36,7 @@ final class AnimationComposer {
 
     var byteCount: Int { Self.persistentBytes(of: source) }
 
-    init(_ source: AnimationSource) {
+    public init(_ source: AnimationSource) {
         self.source = source
         stride = 4 * source.canvasWidth
         let bytes = stride * source.canvasHeight
@@ -53,7 +53,7 @@ final class AnimationComposer {
 
     /// Frame `index` shrunk into `options`' box. Composes from the first frame again
     /// when `index` comes before the frame the canvas holds.
-    func render(frame index: Int, options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
+    public func render(frame index: Int, options: DecodeOptions, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
         compose(through: index, limits: limits)
         let width = source.canvasWidth, height = source.canvasHeight
         let geometry = OutputGeometry(displayedWidth: width, height: height, orientation: .up, options: options)

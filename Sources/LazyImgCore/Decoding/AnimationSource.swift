@@ -61,7 +61,7 @@ public final class AnimationSource: Sendable {
 
     /// The animation in `bytes` as the loader may play it, or nil: not an animated GIF
     /// or WebP with two complete frames, or one whose canvas does not fit `limits`.
-    static func make(from bytes: [UInt8], limits: DecodeLimits) -> AnimationSource? {
+    public static func make(from bytes: [UInt8], limits: DecodeLimits) -> AnimationSource? {
         let source: AnimationSource?
         switch ImageFormat(sniffing: bytes) {
         case .gif: source = GIFFrameIndex.source(bytes, limits: limits)
@@ -101,7 +101,9 @@ public final class AnimationSource: Sendable {
             if starts[middle] <= within { low = middle } else { high = middle - 1 }
         }
         let end = low + 1 < starts.count ? starts[low + 1] : duration
-        return (low, time - within + end)
+        // The host's time may be anything: saturated rather than wrapped.
+        let (next, overflow) = (time - within).addingReportingOverflow(end)
+        return (low, overflow ? .max : next)
     }
 }
 

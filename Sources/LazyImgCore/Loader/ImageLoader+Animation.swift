@@ -118,17 +118,24 @@ extension ImageLoader {
     // MARK: Memory
 
     /// After the players' memory grew or shrank: makes room within the cache's limit,
-    /// stopped animations first, then images by age, then frames ahead of the ones
-    /// shown; and tells the cache (and the session) what the players hold.
+    /// stopped animations first, then images by age (not the first frames of the
+    /// animations playing: they carry the files), then the playing animations' frames
+    /// past the one shown and the next; and tells the cache (and the session) what the
+    /// players hold. Squeezed windows widen again once full buffers fit.
     func _animationMemoryDidChange(in s: inout LoaderState) {
         let capacity = s.cache.capacity
-        var over = s.cache.totalCost + s.animations.bytes - capacity
-        if over > 0 { over -= s.animations.dropStopped(freeing: over) }
-        if over > 0 {
-            s.cache.evict(downTo: max(0, capacity - s.animations.bytes))
+        func over(_ s: LoaderState) -> Int { s.cache.totalCost + s.animations.bytes - capacity }
+        if s.animations.isSqueezed,
+           over(s) - s.animations.stoppedBytes + s.animations.bytesPastTwoFrames <= 0 {
+            s.animations.squeeze(false)
+        }
+        if over(s) > 0 { s.animations.dropStopped(freeing: over(s)) }
+        if over(s) > 0 {
+            let playing = s.animations.playing
+            s.cache.evict(downTo: max(0, capacity - s.animations.bytes), sparing: playing.contains)
             _dropRemovedAnimations(in: &s)
         }
-        if s.cache.totalCost + s.animations.bytes > capacity { s.animations.dropFramesAhead() }
+        if over(s) > 0 { s.animations.squeeze(true) }
         s.cache.reserve(s.animations.bytes)
     }
 
