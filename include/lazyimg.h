@@ -657,8 +657,11 @@ lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
  * budget. When memory is short the stopped animations (rows that left) give up
  * their frames and canvas first, then images go by age (an animation whose
  * first frame goes stops: its frame calls answer MISS until the row is
- * requested again), then the playing animations' frames ahead of the ones
- * shown. lazyimg_trim_memory drops frames before images. Frames the host holds
+ * requested again; frames never push out the first frames of animations that
+ * play), then the playing animations buffer two frames each (the one shown
+ * and the next) until their buffers fit again. A budget smaller than the
+ * playing animations' files, canvases and two frames each is exceeded by the
+ * difference. lazyimg_trim_memory drops frames before images. Frames the host holds
  * stay valid, as images do. Rows that show the same URL share one animation.
  *
  * Frames: only the frames whose records are complete in the file count (a
