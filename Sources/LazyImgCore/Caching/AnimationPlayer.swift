@@ -23,6 +23,10 @@ final class AnimationPlayer: @unchecked Sendable {
     private(set) var frames: [Int: DecodedImage] = [:]
     /// The frame shown last.
     private(set) var playhead = 0
+    /// How many frames from the playhead on are known to be decoded (frame 0 always
+    /// is): the search for the next one to decode starts there, so a frame call on
+    /// a full buffer of 500 frames does not look at all of them.
+    private var decodedAhead = 0
     /// The row that asked last: its leaving the visible range stops the decoding.
     var row: Int
     /// A decode job is queued or running for it.
@@ -60,17 +64,28 @@ final class AnimationPlayer: @unchecked Sendable {
     /// `index` is shown now: frames behind the window go.
     func show(_ index: Int) {
         guard index != playhead else { return }
+        let count = source.frameCount
+        // Moving on by `step` frames keeps what was known of the frames after.
+        let step = (index - playhead + count) % count
+        decodedAhead = max(0, decodedAhead - step)
+        let left = playhead
         playhead = index
         guard !keepsEveryFrame else { return }
-        for stale in frames.keys where !isInWindow(stale) { frames[stale] = nil }
+        // A step within the window drops the frames it passed; a jump, any.
+        if step < window {
+            for passed in 0..<step { frames[(left + passed) % count] = nil }
+        } else {
+            for stale in frames.keys where !isInWindow(stale) { frames[stale] = nil }
+        }
     }
 
     /// The first frame of the window not decoded yet, in playing order.
     func nextToDecode() -> Int? {
         let count = source.frameCount
-        for step in 0..<min(window, count) {
-            let index = (playhead + step) % count
+        while decodedAhead < min(window, count) {
+            let index = (playhead + decodedAhead) % count
             if index != 0 && frames[index] == nil { return index }
+            decodedAhead += 1
         }
         return nil
     }
@@ -100,6 +115,7 @@ final class AnimationPlayer: @unchecked Sendable {
     /// elsewhere). Playing again starts from the first frame's canvas.
     func dropMemory() {
         frames.removeAll()
+        decodedAhead = 0
         composer = nil
         composerBytes = 0
         if isDecoding { dropsLent = true }
@@ -108,6 +124,7 @@ final class AnimationPlayer: @unchecked Sendable {
     /// Keeps only the frame shown.
     func dropFramesAhead() {
         for index in frames.keys where index != playhead { frames[index] = nil }
+        decodedAhead = 0
     }
 
     /// The window of two frames (the one shown and the next) while memory is short,
@@ -115,6 +132,7 @@ final class AnimationPlayer: @unchecked Sendable {
     func squeeze(_ squeezed: Bool) {
         window = squeezed ? min(2, capacity) : capacity
         for index in frames.keys where !isInWindow(index) { frames[index] = nil }
+        decodedAhead = 0
     }
 
     /// What the frames past a window of two would hold at `capacity`.
