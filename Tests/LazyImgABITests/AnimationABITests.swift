@@ -118,6 +118,18 @@ final class AnimationABITests: XCTestCase {
         lazyimg_image_release(after.image)
     }
 
+    /// The largest buffer a host can ask for holds every frame, and nothing in the
+    /// accounting overflows.
+    func testTheLargestBufferKeepsEveryFrame() throws {
+        let host = try host(bufferBytes: UInt64.max)
+        for time in Swift.stride(from: UInt64(0), to: 480, by: 40) {
+            let found = frameWhenReady(host, row: 0, time: time)
+            XCTAssertEqual(frameShown(found.image, count: 12), Int(time / 40))
+            lazyimg_image_release(found.image)
+        }
+        XCTAssertEqual(host.stats().frames_decoded, 11, "each of the GIF's frames after the first, once")
+    }
+
     /// The config field at its default: images are first frames and nothing plays.
     func testWithoutABufferImagesAreTheirOwnOnlyFrame() throws {
         let host = try host(bufferBytes: 0)

@@ -1,4 +1,4 @@
-#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_4 // ThreadSanitizer group 4 (see the Makefile's tsan)
+#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_4 // the AddressSanitizer subset, and ThreadSanitizer group 4
 import TestSupport
 import XCTest
 @testable import LazyImgCore

@@ -15,8 +15,8 @@ final class AnimationPlayer: @unchecked Sendable {
     let source: AnimationSource
     /// The bytes of one frame at the box size.
     let frameBytes: Int
-    /// The frames the buffer holds at most: `bufferBytes` worth, and at least two (the
-    /// one shown and the next).
+    /// The frames the buffer holds at most: `bufferBytes` worth, at least two (the
+    /// one shown and the next), at most all of them.
     let capacity: Int
     /// The window now: `capacity`, or two while memory is short (`AnimationPlayers`).
     var window: Int
@@ -47,7 +47,7 @@ final class AnimationPlayer: @unchecked Sendable {
         self.row = row
         // Every frame has the first frame's size and layout.
         frameBytes = max(1, first.stride * first.height)
-        capacity = max(2, bufferBytes / frameBytes)
+        capacity = min(source.frameCount, max(2, bufferBytes / frameBytes))
         window = capacity
     }
 

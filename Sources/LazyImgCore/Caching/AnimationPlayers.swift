@@ -89,6 +89,7 @@ struct AnimationPlayers {
 
     /// What the playing animations' full buffers would add to their windows of two.
     var bytesPastTwoFrames: Int {
-        playing.reduce(0) { $0 + (players[$1]?.bytesPastTwoFrames ?? 0) }
+        // Saturating: the buffer's size is the host's to choose.
+        playing.reduce(0) { $0.addingSaturating(players[$1]?.bytesPastTwoFrames ?? 0) }
     }
 }

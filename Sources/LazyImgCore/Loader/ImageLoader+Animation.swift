@@ -126,7 +126,7 @@ extension ImageLoader {
         let capacity = s.cache.capacity
         func over(_ s: LoaderState) -> Int { s.cache.totalCost + s.animations.bytes - capacity }
         if s.animations.isSqueezed,
-           over(s) - s.animations.stoppedBytes + s.animations.bytesPastTwoFrames <= 0 {
+           s.animations.bytesPastTwoFrames <= s.animations.stoppedBytes - over(s) {
             s.animations.squeeze(false)
         }
         if over(s) > 0 { s.animations.dropStopped(freeing: over(s)) }
