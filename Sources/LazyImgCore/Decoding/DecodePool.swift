@@ -53,6 +53,19 @@ public final class DecodePool: Sendable {
         }
     }
 
+    /// As `submit`, unless a worker holds the queue's lock at this moment: nil then,
+    /// and nothing is queued. For the host's thread, which must not wait on a decode
+    /// thread (they run at a lower priority, and can be kept off the CPU while they
+    /// hold it).
+    public func submitIfFree(priority: Int, _ job: @escaping Job) -> Bool? {
+        state.condition.lockedIfFree {
+            guard !state.stopping else { return false }
+            state.queue.push(priority: priority, job)
+            state.condition.signal()
+            return true
+        }
+    }
+
     /// The jobs waiting for a worker.
     public var queuedCount: Int {
         state.condition.locked { state.queue.count }
