@@ -642,12 +642,16 @@ lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
  * every animation would only queue what it asks for anyway. A host that draws
  * only when something changes sleeps until *out_next_ms.
  *
- * Costs: each animation decodes on one decode thread at a time, a frame a job,
- * after the visible rows' images, ahead of the frame shown while its buffer
- * has room, and only while its row is in the visible range (or, before the
- * first lazyimg_set_visible_range, always): a row that leaves stops decoding
- * at once (a frame under way finishes). When every frame fits the buffer none
- * is dropped, and once all are decoded a looping animation costs nothing more.
+ * Costs: each animation decodes on one decode thread at a time, after the
+ * visible rows' images, ahead of the frame shown (a batch of the frames its
+ * buffer lacks, once half of it was shown), and only while its row is in the
+ * visible range (or, before the first lazyimg_set_visible_range, always): a
+ * row that leaves stops decoding at once (a frame under way finishes). The
+ * decode threads take no lock a frame call waits on: they leave frames for the
+ * next frame call to pick up, and a frame call that finds the decode queue
+ * busy for an instant asks again on the next call. When every frame fits the
+ * buffer none is dropped, and once all are decoded a looping animation costs
+ * nothing more.
  * Frames are composed on one full-size canvas per playing animation (4 bytes a
  * canvas pixel, plus a copy of the largest "restore to previous" GIF frame):
  * an animation whose canvas does not fit max_decode_bytes plays as a still.
@@ -658,11 +662,12 @@ lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
  * their frames and canvas first, then images go by age (an animation whose
  * first frame goes stops: its frame calls answer MISS until the row is
  * requested again; frames never push out the first frames of animations that
- * play), then the playing animations buffer two frames each (the one shown
- * and the next) until their buffers fit again. A budget smaller than the
- * playing animations' files, canvases and two frames each is exceeded by the
- * difference. lazyimg_trim_memory drops frames before images. Frames the host holds
- * stay valid, as images do. Rows that show the same URL share one animation.
+ * play), then the playing animations buffer three frames each (the one
+ * shown and the next two) until their buffers fit again. A budget smaller
+ * than the playing animations' files, canvases and three frames each is
+ * exceeded by the difference. lazyimg_trim_memory drops frames before images.
+ * Frames the host holds stay valid, as images do. Rows that show the same URL
+ * share one animation.
  *
  * Frames: only the frames whose records are complete in the file count (a
  * file cannot claim more), at most 65,536; a frame that fails to decode shows

@@ -7,8 +7,9 @@ import XCTest
 /// bound, decoding that stops when a row leaves, and frames dropped before images.
 ///
 /// One decode thread, real decoders, a fake transport. "Idle" waits for a job queued
-/// behind every other on that thread: a player queues its next frame before its job
-/// returns, so the barrier runs only once no player has anything left to decode.
+/// behind every other on that thread: the batches asked for so far are done. Their
+/// frames wait in the players' mailboxes until a frame call (or `player(_:row:)`)
+/// takes them.
 final class AnimationPlaybackTests: XCTestCase {
     /// 40 x 30, 12 frames of 50 ms, frame n filled with colour n: a frame is known by
     /// any of its pixels. Box 20 x 20: frames of 20 x 15, 1200 bytes.
@@ -43,15 +44,31 @@ final class AnimationPlaybackTests: XCTestCase {
         return try rows.map { try XCTUnwrap(h.loader.lookup(row: $0)) }
     }
 
+    /// Runs the decode thread until the playing animations want nothing more where
+    /// their playheads are: each round waits for the jobs queued, then has each
+    /// player take what they made and ask for what it still wants, as its next frame
+    /// call would (also a batch a frame call could not queue, the queue's lock being
+    /// taken at that moment).
     private func idle(_ h: PolicyHarness) {
-        let done = expectation(description: "the decode thread has nothing left")
-        h.loader.decodePool.submit(priority: .max) { _ in done.fulfill() }
-        wait(for: [done], timeout: 10)
+        for _ in 0..<100 {
+            let done = expectation(description: "the decode thread has nothing left")
+            h.loader.decodePool.submit(priority: .max) { _ in done.fulfill() }
+            wait(for: [done], timeout: 10)
+            let asked = h.loader.state.withLock { s in
+                let players = s.animations.playing.compactMap { s.animations.players[$0] }
+                for player in players where player.drain() { h.loader._animationMemoryDidChange(in: &s) }
+                for player in players { h.loader._decodeAhead(player, in: &s) }
+                return players.contains { $0.isDecoding }
+            }
+            if !asked { return }
+        }
+        XCTFail("batches still asked for after 100 rounds")
     }
 
-    /// Frame `index` as the buffer holds it, without moving the playhead.
+    /// Frame `index` as the buffer holds it once it took what its batch made, without
+    /// moving the playhead.
     private func buffered(_ h: PolicyHarness, row: Int = 0, _ index: Int) -> DecodedImage? {
-        h.loader.state.withLock { s in s.rows[row].flatMap { s.animations.players[$0] }?.frame(index) }
+        player(h, row: row)?.frame(index)
     }
 
     /// Which frame an image shows, by its top-left pixel's colour.
@@ -66,8 +83,14 @@ final class AnimationPlaybackTests: XCTestCase {
         h.loader.state.withLock { s in s.rows[row].flatMap { s.cache.peek($0) } }
     }
 
+    /// The row's player, after it took what its batch left in its mailbox (as the
+    /// next frame call would), the memory accounted.
     private func player(_ h: PolicyHarness, row: Int = 0) -> AnimationPlayer? {
-        h.loader.state.withLock { s in s.rows[row].flatMap { s.animations.players[$0] } }
+        h.loader.state.withLock { s in
+            let player = s.rows[row].flatMap { s.animations.players[$0] }
+            if player?.drain() == true { h.loader._animationMemoryDidChange(in: &s) }
+            return player
+        }
     }
 
     func testFramesComeAtTheBoxSizeAheadOfTheOneShownWithinTheBuffer() throws {
@@ -162,72 +185,78 @@ final class AnimationPlaybackTests: XCTestCase {
         guard case .miss = try h.loader.frame(row: 0, index: 1) else { return XCTFail("the first frame left too") }
     }
 
-    /// When an image needs room, a stopped animation's memory goes before any image;
-    /// when frames need room, images go before the frames of the animation shown.
-    func testMemoryPressureTakesStoppedFramesBeforeImages() throws {
+    /// When memory is short, a stopped animation's frames and canvas go before any
+    /// image; then images go by age, but never the one of a row on screen, older
+    /// though it is, and the playing animation keeps its whole window.
+    func testMemoryPressureTakesStoppedFramesFirstAndSparesTheRowsOnScreen() throws {
         let first = try XCTUnwrap(try ImageDecoder().decode(Self.gif(), target: TargetSize(width: 20, height: 20),
                                                            limits: DecodeLimits()))
         let source = try XCTUnwrap(AnimationSource.make(from: Self.gif(), limits: DecodeLimits()))
         let still = first.byteCount + source.byteCount
         let playing = 4 * Self.frameBytes + Self.canvasBytes
-        // Room for three first frames and one animation playing, by a byte less.
-        let capacity = 3 * still + playing - 1
+        // Room for three first frames and one animation playing.
+        let capacity = 3 * still + playing
         let h = try harness(bufferFrames: 4, memory: capacity)
         try h.loader.setVisibleRange(first: 0, count: 3)
+        // Row 2's image is the oldest.
+        try load(h, rows: 2..<3)
         let firsts = try load(h, rows: 0..<2)
         _ = try h.loader.frame(row: 1, index: 1)
         idle(h)
         XCTAssertEqual(h.loader.stats.animationBytes, UInt64(playing))
-        try h.loader.setVisibleRange(first: 0, count: 3)
         try h.loader.setVisibleRange(first: 2, count: 2)
         XCTAssertEqual(player(h, row: 1)?.isStopped, true)
 
-        // A third image fits only without the stopped animation's frames.
-        try load(h, rows: 2..<3)
-        XCTAssertEqual(player(h, row: 1)?.bytes, 0)
-        for row in 0..<2 { XCTAssertTrue(cached(h, row: row) === firsts[row]) }
-
-        // Row 2 plays: its frames push out the oldest image (row 0), not themselves.
+        // Row 2 plays: the stopped animation's frames and canvas make the room.
         _ = try h.loader.frame(row: 2, index: 1)
         idle(h)
-        XCTAssertNil(cached(h, row: 0))
-        XCTAssertNotNil(cached(h, row: 1), "inserted later")
-        XCTAssertEqual(player(h, row: 2)?.frames.count, 4, "frames 1-4, the window [1, 5)")
+        XCTAssertEqual(player(h, row: 1)?.bytes, 0, "the stopped animation's frames and canvas first")
+        for row in 0..<2 { XCTAssertTrue(cached(h, row: row) === firsts[row], "row \(row): no image went") }
+
+        // An image for row 3, on screen: the oldest image off screen goes.
+        try load(h, rows: 3..<4)
+        XCTAssertNotNil(cached(h, row: 2), "on screen: spared, the oldest though it is")
+        XCTAssertNil(cached(h, row: 0), "the oldest image off screen")
+        XCTAssertTrue(cached(h, row: 1) === firsts[1])
+        XCTAssertEqual(player(h, row: 2)?.frames.keys.sorted(), [1, 2, 3, 4], "its whole window")
         XCTAssertLessThanOrEqual(h.loader.stats.memoryCacheBytes, UInt64(capacity))
 
-        // When row 1's first frame goes, its player goes with it.
-        try load(h, rows: 3..<4)
-        XCTAssertNil(cached(h, row: 1))
-        XCTAssertNil(player(h, row: 1), "a player goes with its first frame")
-        XCTAssertLessThanOrEqual(h.loader.stats.memoryCacheBytes, UInt64(capacity))
+        // A player goes with its first frame.
+        try h.loader.removeFromDiskCache(url: ImageURL(try XCTUnwrap(PolicyHarness.urls(10)[2])))
+        XCTAssertNil(player(h, row: 2), "a player goes with its first frame")
     }
 
-    /// A budget too small for the playing animations' buffers: windows of two frames,
-    /// first frames kept, no frame decoded twice; full buffers again once one stops.
-    func testATightBudgetSqueezesWindowsToTwoFrames() throws {
+    /// A budget too small for the playing animations' buffers: windows of three
+    /// frames, first frames kept, no frame decoded twice; full buffers again once one
+    /// stops.
+    func testATightBudgetSqueezesWindowsToThreeFrames() throws {
         let first = try XCTUnwrap(try ImageDecoder().decode(Self.gif(), target: TargetSize(width: 20, height: 20),
                                                            limits: DecodeLimits()))
         let source = try XCTUnwrap(AnimationSource.make(from: Self.gif(), limits: DecodeLimits()))
         let still = first.byteCount + source.byteCount
-        // Two animations fit with two frames each, not with four.
-        let capacity = 2 * (still + Self.canvasBytes + 2 * Self.frameBytes) + Self.frameBytes
-        let h = try harness(bufferFrames: 4, memory: capacity)
+        // Two animations fit with three frames each, not with six.
+        let capacity = 2 * (still + Self.canvasBytes + 3 * Self.frameBytes) + Self.frameBytes
+        let h = try harness(bufferFrames: 6, memory: capacity)
         try h.loader.setVisibleRange(first: 0, count: 2)
         let firsts = try load(h, rows: 0..<2)
         for row in 0..<2 { _ = try h.loader.frame(row: row, index: 1) }
         idle(h)
+        // The batch row 0 began before the squeeze stopped: what it missed comes now.
+        for row in 0..<2 { _ = try h.loader.frame(row: row, index: 1) }
+        idle(h)
         for row in 0..<2 {
-            XCTAssertEqual(player(h, row: row)?.frames.keys.sorted(), [1, 2], "row \(row): the frame shown and the next")
+            XCTAssertEqual(player(h, row: row)?.frames.keys.sorted(), [1, 2, 3], "row \(row): the frame shown and two")
             XCTAssertTrue(cached(h, row: row) === firsts[row], "first frames stay")
         }
         XCTAssertLessThanOrEqual(h.loader.stats.memoryCacheBytes, UInt64(capacity))
-        XCTAssertLessThanOrEqual(h.loader.stats.framesDecoded, 6, "no frame decoded over and over")
+        XCTAssertLessThanOrEqual(h.loader.stats.framesDecoded, 9, "no frame decoded over and over: at most the "
+                                 + "three past the squeezed window of the batch row 0 began first")
 
         // Row 1 leaves: row 0 has room for its whole buffer again.
         try h.loader.setVisibleRange(first: 0, count: 1)
         _ = try h.loader.frame(row: 0, index: 2)
         idle(h)
-        XCTAssertEqual(player(h, row: 0)?.frames.keys.sorted(), [2, 3, 4, 5])
+        XCTAssertEqual(player(h, row: 0)?.frames.keys.sorted(), [2, 3, 4, 5, 6, 7])
         XCTAssertEqual(player(h, row: 1)?.bytes, 0, "the stopped animation made the room")
         XCTAssertLessThanOrEqual(h.loader.stats.memoryCacheBytes, UInt64(capacity))
     }

@@ -9,7 +9,7 @@ struct AnimationPlayers {
     private(set) var players: [CacheKey: AnimationPlayer] = [:]
     /// Keys of the players not stopped.
     private(set) var playing: Set<CacheKey> = []
-    /// Memory is short: playing animations buffer two frames each.
+    /// Memory is short: playing animations buffer the squeezed window each.
     private(set) var isSqueezed = false
 
     var isEmpty: Bool { players.isEmpty }
@@ -38,7 +38,7 @@ struct AnimationPlayers {
 
     mutating func play(_ key: CacheKey) {
         guard let player = players[key] else { return }
-        player.isStopped = false
+        player.play()
         playing.insert(key)
     }
 
@@ -46,7 +46,8 @@ struct AnimationPlayers {
     mutating func stop(where leaves: (Int) -> Bool) {
         for key in playing {
             guard let player = players[key], leaves(player.row) else { continue }
-            player.isStopped = true
+            player.drain()
+            player.stop()
             playing.remove(key)
         }
     }
@@ -68,11 +69,21 @@ struct AnimationPlayers {
     @discardableResult
     mutating func dropStopped(freeing needed: Int = .max) -> Int {
         var freed = 0
-        for (key, player) in players where freed < needed && !playing.contains(key) && player.bytes > 0 {
-            freed += player.bytes
+        for (key, player) in players where freed < needed && !playing.contains(key) {
+            // A batch stopped since: its frames and composer wait in the mailbox.
+            player.drain()
+            let before = player.bytes
+            guard before > 0 else { continue }
+            // What a batch still running holds counts until it ends.
             player.dropMemory()
+            freed += before - player.bytes
         }
         return freed
+    }
+
+    /// Takes what every batch left so far (before memory decisions about them).
+    func drainAll() {
+        for player in players.values { player.drain() }
     }
 
     /// Keeps only the frame each playing animation shows.
@@ -80,16 +91,20 @@ struct AnimationPlayers {
         for key in playing { players[key]?.dropFramesAhead() }
     }
 
-    /// Windows of two frames for every animation, or full buffers again.
+    func releaseLeftBehind() {
+        for player in players.values { player.releaseLeftBehind() }
+    }
+
+    /// Squeezed windows for every animation, or full buffers again.
     mutating func squeeze(_ squeezed: Bool) {
         guard squeezed != isSqueezed else { return }
         isSqueezed = squeezed
         for player in players.values { player.squeeze(squeezed) }
     }
 
-    /// What the playing animations' full buffers would add to their windows of two.
-    var bytesPastTwoFrames: Int {
+    /// What the playing animations' full buffers would add to their squeezed windows.
+    var bytesPastSqueezedWindow: Int {
         // Saturating: the buffer's size is the host's to choose.
-        playing.reduce(0) { $0.addingSaturating(players[$1]?.bytesPastTwoFrames ?? 0) }
+        playing.reduce(0) { $0.addingSaturating(players[$1]?.bytesPastSqueezedWindow ?? 0) }
     }
 }

@@ -5,11 +5,13 @@
 /// frame per animation would fill the queue with what the host's own frame clock
 /// already asks for.
 ///
-/// Each animation decodes on one thread at a time, one frame a job, ahead of the
-/// frame shown while the buffer has room, and only while its row is visible. Its
-/// frames and canvas count in the memory cache's limit (and the session's budget)
-/// with the images, and go first when memory is short: the stopped animations' in
-/// full, then images by age, then the playing animations' frames ahead.
+/// Each animation decodes in batches on one thread at a time, ahead of the frame
+/// shown while the buffer has room, and only while its row is visible; a batch takes
+/// no lock and leaves its frames in the player's mailbox, which the frame calls take
+/// from. Its frames and canvas count in the memory cache's limit (and the session's
+/// budget) with the images, and go first when memory is short: the stopped
+/// animations' in full, then images by age, then the playing animations' frames
+/// ahead.
 extension ImageLoader {
     public enum FrameAnswer: Sendable {
         /// The frame, decoded.
@@ -75,77 +77,79 @@ extension ImageLoader {
         player.row = row
         player.show(index)
         if s.window.visible?.contains(row) ?? true { s.animations.play(key) }
+        if player.drain() { _animationMemoryDidChange(in: &s) }
         let answer = player.frame(index).map(FrameAnswer.frame) ?? .notYet
-        _decodeAhead(key, player, in: &s)
+        _decodeAhead(player, in: &s)
         return (answer, index)
     }
 
-    /// Starts the player's next frame unless one is under way, its row is off screen,
-    /// or its buffer is full. (State lock held.)
-    private func _decodeAhead(_ key: CacheKey, _ player: AnimationPlayer, in s: inout LoaderState) {
-        guard !player.isDecoding, !player.isStopped, !s.isShuttingDown, player.nextToDecode() != nil else { return }
-        player.isDecoding = true
-        let submitted = decodePool.submit(priority: Self.framePriority) { [weak self] _ in
-            self?.decodeNextFrame(key, player)
+    /// Starts the player's next batch unless one is under way, its row is off screen,
+    /// or its buffer is full enough. (State lock held.)
+    func _decodeAhead(_ player: AnimationPlayer, in s: inout LoaderState) {
+        guard !s.isShuttingDown, player.framesWanted() != nil else { return }
+        // Room first (which may squeeze the window), then the batch for the window left.
+        _animationMemoryDidChange(in: &s, before: player)
+        guard let batch = player.startBatch() else { return }
+        // A decode thread taking a job now holds the queue's lock: the next frame
+        // call tries again, rather than this one waiting.
+        switch decodePool.submitIfFree(priority: Self.framePriority, { [weak self] _ in self?.decode(batch) }) {
+        case true?: break
+        case nil: player.undoStart(batch)
+        // Refused only once shutdown began, which drops every player.
+        case false?: batch.mailbox.push(.done(batch.composer, epoch: batch.epoch))
         }
-        if !submitted { player.isDecoding = false }
+        s.cache.reserve(s.animations.bytes)
     }
 
-    /// On a decode thread: one frame into the player's buffer, then the next job.
-    private func decodeNextFrame(_ key: CacheKey, _ player: AnimationPlayer) {
-        let work = state.withLock { s -> (composer: AnimationComposer?, index: Int)? in
-            guard s.animations.contains(player, for: key), !player.isStopped, !s.isShuttingDown,
-                  let index = player.nextToDecode()
-            else {
-                player.isDecoding = false
-                return nil
-            }
-            return (player.lendComposer(), index)
+    /// On a decode thread, with no lock: the batch's frames into its mailbox, one at
+    /// a time, until it is done or stopped; then the composer.
+    private func decode(_ batch: AnimationPlayer.Batch) {
+        // `batch.leftBehind` is released with the batch, here.
+        let composer = batch.composer ?? AnimationComposer(batch.source)
+        for index in batch.indices {
+            guard batch.mailbox.stopGeneration.load(ordering: .relaxed) == batch.stopGeneration else { break }
+            guard let image = try? composer.render(frame: index, options: configuration.decodeOptions,
+                                                   limits: configuration.decodeLimits)
+            else { continue }
+            framesDecoded.add(1, ordering: .relaxed)
+            batch.mailbox.push(.frame(index: index, image: image, epoch: batch.epoch))
         }
-        guard let work else { return }
-        let composer = work.composer ?? AnimationComposer(player.source)
-        let image = try? composer.render(frame: work.index, options: configuration.decodeOptions,
-                                         limits: configuration.decodeLimits)
-        state.withLock { s in
-            if player.jobDidFinish(composer, frame: image, at: work.index) { s.stats.framesDecoded += 1 }
-            guard s.animations.contains(player, for: key) else { return }
-            _animationMemoryDidChange(in: &s)
-            _decodeAhead(key, player, in: &s)
-        }
-        trimSessionMemory()
+        batch.mailbox.push(.done(composer, epoch: batch.epoch))
     }
 
     // MARK: Memory
 
-    /// After the players' memory grew or shrank: makes room within the cache's limit,
-    /// stopped animations first, then images by age (not the first frames of the
-    /// animations playing: they carry the files), then the playing animations' frames
-    /// past the one shown and the next; and tells the cache (and the session) what the
-    /// players hold. Squeezed windows widen again once full buffers fit.
-    func _animationMemoryDidChange(in s: inout LoaderState) {
+    /// After the players' memory grew or shrank, or before `coming`'s batch or an
+    /// image of `incoming` bytes: makes room within the cache's limit. The stopped
+    /// animations' memory goes first, then the frames left behind, then images by
+    /// age, never those of the rows on screen (the first frames of the animations
+    /// playing carry their files), and last the playing animations' frames past the
+    /// squeezed window. Tells the cache (and the session) what the players hold.
+    /// Squeezed windows widen again once full buffers fit.
+    func _animationMemoryDidChange(in s: inout LoaderState, before coming: AnimationPlayer? = nil,
+                                   adding incoming: Int = 0) {
         let capacity = s.cache.capacity
-        func over(_ s: LoaderState) -> Int { s.cache.totalCost + s.animations.bytes - capacity }
+        // The batch is what the window wants now: a squeeze makes it smaller.
+        func batch() -> Int { coming.flatMap { p in p.framesWanted().map { p.batchBytes(frames: $0.count) } } ?? 0 }
+        func over(_ s: LoaderState) -> Int { s.cache.totalCost + s.animations.bytes + batch() + incoming - capacity }
         if s.animations.isSqueezed,
-           s.animations.bytesPastTwoFrames <= s.animations.stoppedBytes - over(s) {
+           s.animations.bytesPastSqueezedWindow <= s.animations.stoppedBytes - over(s) {
             s.animations.squeeze(false)
         }
         if over(s) > 0 { s.animations.dropStopped(freeing: over(s)) }
+        if over(s) > 0 { s.animations.releaseLeftBehind() }
         if over(s) > 0 {
-            let playing = s.animations.playing
-            s.cache.evict(downTo: max(0, capacity - s.animations.bytes), sparing: playing.contains)
+            let shown = s.keysOnScreen
+            s.cache.evict(downTo: max(0, capacity - s.animations.bytes - batch() - incoming), sparing: shown.contains)
             _dropRemovedAnimations(in: &s)
         }
         if over(s) > 0 { s.animations.squeeze(true) }
         s.cache.reserve(s.animations.bytes)
     }
 
-    /// Caches a job's image, stopped animations' memory going first to make room.
+    /// Caches a job's image, the animations' spare memory going first to make room.
     func _insertImage(_ image: DecodedImage, for key: CacheKey, in s: inout LoaderState) {
-        if !s.animations.isEmpty {
-            let over = s.cache.totalCost + s.animations.bytes + image.byteCount - s.cache.capacity
-            if over > 0 { s.animations.dropStopped(freeing: over) }
-            s.cache.reserve(s.animations.bytes)
-        }
+        if !s.animations.isEmpty { _animationMemoryDidChange(in: &s, adding: image.byteCount) }
         s.cache.insert(image, for: key)
         _dropRemovedAnimations(in: &s)
     }
@@ -167,10 +171,12 @@ extension ImageLoader {
     /// `trimMemory`'s part: stopped animations go whole, playing ones keep the frame
     /// they show; `.complete` drops every player.
     func _trimAnimations(_ level: TrimLevel, in s: inout LoaderState) {
+        s.animations.drainAll()
         switch level {
         case .moderate:
             s.animations.dropStopped()
             s.animations.dropFramesAhead()
+            s.animations.releaseLeftBehind()
         case .complete:
             s.animations.removeAll()
         }
@@ -180,9 +186,13 @@ extension ImageLoader {
     /// For the session's budget: a stopped animation's memory, else playing ones'
     /// frames ahead, before any image. Nil when they hold nothing to give.
     func _evictAnimationsForSession(in s: inout LoaderState) -> SessionMemoryBudget.Eviction? {
+        s.animations.drainAll()
         let before = s.animations.bytes
         guard before > 0 else { return nil }
-        if s.animations.dropStopped(freeing: 1) == 0 { s.animations.dropFramesAhead() }
+        if s.animations.dropStopped(freeing: 1) == 0 {
+            s.animations.releaseLeftBehind()
+            s.animations.dropFramesAhead()
+        }
         s.cache.reserve(s.animations.bytes)
         return s.animations.bytes < before ? .evicted : nil
     }

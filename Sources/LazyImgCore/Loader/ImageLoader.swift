@@ -1,4 +1,5 @@
 import CLazyImgSupport
+import Synchronization
 
 /// The loader: one list, its view state, its caches and its workers.
 ///
@@ -34,6 +35,8 @@ public final class ImageLoader: Sendable {
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
+    /// Animation frames decoded, counted by the decode jobs, which take no lock.
+    let framesDecoded = Atomic<UInt64>(0)
 
     /// - Parameters:
     ///   - transport: fetches bytes; nil = the configuration's session, or without
@@ -279,6 +282,7 @@ public final class ImageLoader: Sendable {
             return stats
         }
         stats.eventsDelivered = delivery.delivered.load(ordering: .relaxed)
+        stats.framesDecoded = framesDecoded.load(ordering: .relaxed)
         if let disk = diskCache?.statistics {
             stats.diskBytes = disk.bytes
             stats.diskEntries = disk.entries

@@ -76,6 +76,16 @@ struct LoaderState {
         return body(&jobs.values[index])
     }
 
+    /// The keys of the rows on screen (none known before the host said which), and of
+    /// the animations playing.
+    var keysOnScreen: Set<CacheKey> {
+        var keys = animations.playing
+        for row in (window.visible ?? 0..<0).clamped(to: 0..<rows.count) {
+            if let key = rows[row] { keys.insert(key) }
+        }
+        return keys
+    }
+
     mutating func makeID() -> UInt64 {
         lastID += 1
         return lastID
