@@ -17,6 +17,18 @@ PACKAGES := libcurl4-openssl-dev libturbojpeg0-dev libspng-dev pkg-config libweb
 PACKAGES += libglib2.0-dev python3-pytest python3-numpy python3-pil
 PACKAGES += libcjson-dev libmicrohttpd-dev nghttp2-server
 PACKAGES += libgtk-4-dev xvfb xauth
+# Python: venvs for the package checks, the C extension's headers, and the
+# toolkits of the integration recipes (Qt offscreen, GTK 4 under Xvfb).
+PACKAGES += python3-venv python3-dev python3-pyqt6 python3-gi gir1.2-gtk-4.0
+PACKAGES += libavif-dev libheif-dev
+
+# AVIF and HEIC decode when pkg-config finds libavif and libheif; a build without them
+# works and refuses those formats (Package.swift reads these two). Expanded when each
+# command runs, so after `make deps` has installed them; `make LAZYIMG_AVIF=0` leaves
+# libavif out whatever is installed.
+LAZYIMG_AVIF ?= $(shell pkg-config --exists libavif && echo 1 || echo 0)
+LAZYIMG_HEIF ?= $(shell pkg-config --exists libheif && echo 1 || echo 0)
+export LAZYIMG_AVIF LAZYIMG_HEIF
 
 # Release builds link the Swift runtime into liblazyimg.so (only the lazyimg_*
 # functions are exported, lazyimg.map), so the library needs no Swift toolchain
@@ -71,6 +83,8 @@ version_part = $(shell sed -n 's/^\#define LAZYIMG_VERSION_$(1) \([0-9][0-9]*\).
 VERSION    := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
 # The SONAME's number is the ABI version (Package.swift), not the major version.
 LIB_FILE   := liblazyimg.so.0.$(call version_part,MINOR).$(call version_part,PATCH)
+# The decoders this build links, for lazyimg.pc's Requires.private.
+OPTIONAL_REQUIRES = $(if $(filter 1,$(LAZYIMG_AVIF)),libavif) $(if $(filter 1,$(LAZYIMG_HEIF)),libheif)
 INSTALLED  := $(LIBDIR)/$(LIB_FILE) $(LIBDIR)/liblazyimg.so.0 $(LIBDIR)/liblazyimg.so \
               $(INCLUDEDIR)/lazyimg.h $(LIBDIR)/pkgconfig/lazyimg.pc
 
@@ -83,7 +97,8 @@ install:
 	ln -sf liblazyimg.so.0 $(DESTDIR)$(LIBDIR)/liblazyimg.so
 	install -m 0644 include/lazyimg.h $(DESTDIR)$(INCLUDEDIR)/lazyimg.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@OPTIONAL_REQUIRES@|$(OPTIONAL_REQUIRES)|' \
+	    lazyimg.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/lazyimg.pc
 	@# Refresh the loader's cache when installing for real into a system directory.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig || true; fi
 
@@ -127,12 +142,85 @@ run-examples: examples-bin
 check-docs:
 	$(PYTHON) scripts/check-docs.py
 
-# The Python binding's pytest tests, on the library just built. Debian's python3
-# and python3-pytest (make deps), whatever python3 comes first on PATH.
+# The Python binding's pytest tests from the source tree, on the library just
+# built, through ctypes alone (the C extension's run is check-python-wheel's).
+# Debian's python3 and python3-pytest (make deps), whatever python3 comes first
+# on PATH.
 PYTHON ?= /usr/bin/python3
 check-python: build
-	LAZYIMG_LIBRARY=$(BIN)/liblazyimg.so.0 $(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests; \
+	LAZYIMG_LIBRARY=$(BIN)/liblazyimg.so.0 LAZYIMG_PURE_PYTHON=1 LAZYIMG_EXPECT_SPEEDUPS=0 \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests; \
 	    status=$$?; if [ $$status -eq 5 ]; then echo "check-python: pytest collected no tests"; fi; exit $$status
+
+# The Python package. Venvs live under build/python (made from $(PYTHON)); what
+# they need from PyPI is pinned in bindings/python/requirements-*.txt and
+# comes from pip's cache after the first run.
+.PHONY: wheel check-python-wheel check-python-install check-python-types check-python-recipes bench-python
+PY_VENVS := build/python
+# venv DIR [--system-site-packages] / requirements: a venv made once per
+# requirements file (remade when the file changes).
+$(PY_VENVS)/tools/ready: bindings/python/requirements-wheel.txt
+	$(PYTHON) -m venv --clear $(@D)
+	$(@D)/bin/pip install -q -r $<
+	touch $@
+$(PY_VENVS)/recipes/ready: bindings/python/requirements-recipes.txt
+	$(PYTHON) -m venv --clear --system-site-packages $(@D)
+	PYGOBJECT_STUB_CONFIG=Gtk4,Gdk4 $(@D)/bin/pip install -q -r $<
+	touch $@
+
+# `make wheel`: build/wheel/lazyimg-VERSION-cp311-abi3-manylinux_*.whl, the
+# package with its C extension and the release liblazyimg.so.0 (stripped, as
+# make install ships it), repaired by auditwheel: it vendors libcurl,
+# TurboJPEG, libspng, libwebp, giflib and what they link into lazyimg.libs/
+# and tags the wheel with the oldest glibc they allow. Built from a copy of
+# the package (build/wheel/src), so the tree never holds a library copy.
+WHEEL_SRC := build/wheel/src
+wheel: deps $(PY_VENVS)/tools/ready
+	$(MAKE) --no-print-directory CONFIG=release build
+	rm -rf build/wheel
+	mkdir -p $(WHEEL_SRC)/lazyimg
+	cp bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md $(WHEEL_SRC)/
+	cp bindings/python/lazyimg/*.py bindings/python/lazyimg/*.c bindings/python/lazyimg/py.typed $(WHEEL_SRC)/lazyimg/
+	install -m 0755 $(RELEASE_BIN)/liblazyimg.so $(WHEEL_SRC)/lazyimg/liblazyimg.so.0
+	strip --strip-unneeded $(WHEEL_SRC)/lazyimg/liblazyimg.so.0
+	LAZYIMG_REQUIRE_SPEEDUPS=1 $(PY_VENVS)/tools/bin/pip wheel -q --no-deps -w build/wheel/raw $(WHEEL_SRC)
+	PATH=$(CURDIR)/$(PY_VENVS)/tools/bin:$$PATH $(PY_VENVS)/tools/bin/auditwheel repair -w build/wheel \
+	    build/wheel/raw/lazyimg-*.whl 2>&1 | grep -v '^INFO:'
+	@ls build/wheel/lazyimg-*.whl
+
+# The wheel in a fresh venv, with the toolchain and the system's copies of what
+# it vendors hidden, and no library path in the environment (see the script).
+check-python-wheel: wheel
+	PYTHON=$(PYTHON) scripts/check-python-wheel.sh build/wheel/lazyimg-*.whl
+
+# pip install ./bindings/python (with and without a compiler) and pip install -e.
+check-python-install: build
+	PYTHON=$(PYTHON) scripts/check-python-install.sh $(BIN)/liblazyimg.so.0
+
+# mypy --strict on the package, its examples and the integration recipes.
+PY_TYPED := lazyimg example.py session_example.py examples
+check-python-types: $(PY_VENVS)/recipes/ready
+	cd bindings/python && ../../$(PY_VENVS)/recipes/bin/mypy --config-file pyproject.toml \
+	    --cache-dir ../../$(PY_VENVS)/mypy-cache --exclude 'examples/tests/' $(PY_TYPED)
+
+# The integration recipes (bindings/python/examples: Qt offscreen, GTK 4 under
+# Xvfb, Textual's test pilot, a notebook run by nbclient), each against a
+# loopback server, with the package installed from the tree.
+check-python-recipes: build $(PY_VENVS)/recipes/ready
+	$(PY_VENVS)/recipes/bin/pip install -q --force-reinstall --no-deps ./bindings/python
+	rm -rf bindings/python/build bindings/python/*.egg-info
+	LAZYIMG_LIBRARY=$(BIN)/liblazyimg.so.0 LAZYIMG_TEST_INSTALLED=1 LAZYIMG_EXPECT_SPEEDUPS=1 \
+	    $(PY_VENVS)/recipes/bin/python -m pytest -q -p no:cacheprovider bindings/python/examples/tests
+
+# What a memory hit and the per-frame calls cost from Python, against a dict
+# lookup of a PIL image, through the C extension and through ctypes (prints a
+# table; release build, the package installed from the tree).
+bench-python: $(PY_VENVS)/recipes/ready
+	$(MAKE) --no-print-directory CONFIG=release build
+	$(PY_VENVS)/recipes/bin/pip install -q --force-reinstall --no-deps ./bindings/python
+	rm -rf bindings/python/build bindings/python/*.egg-info
+	cd build && LAZYIMG_LIBRARY=$(RELEASE_BIN)/liblazyimg.so.0 ../$(PY_VENVS)/recipes/bin/python \
+	    ../Tests/Benchmarks/python/bench_memory_hit.py
 
 run-demo: demo-bin
 	./build/demo
@@ -148,8 +236,9 @@ demo: termlist-bin
 
 # The terminal list (examples-c/demos/termlist) and what the feed demos share
 # (examples-c/demos/feed): the loopback feed server, on libmicrohttpd, the paged
-# rows, the options and the scripted run's scroll-policy checks.
-FEED_SRC      := $(addprefix $(DEMOS)/feed/,feed_server.c feed_pager.c feed_checks.c scroll_windows.c decay_fit.c feed_options.c \
+# rows, the options, the scripted run's scroll-policy checks, the BlurHash
+# encoder the server's placeholders come from, and the animations it serves.
+FEED_SRC      := $(addprefix $(DEMOS)/feed/,feed_server.c feed_pager.c feed_checks.c scroll_windows.c decay_fit.c feed_options.c blurhash_encode.c \
                    animation_encoder.c animation_watch.c)
 TERMLIST_SRC  := $(DEMOS)/termlist/termlist.c $(FEED_SRC)
 TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lgif -lwebp -lpthread -lm
@@ -253,9 +342,37 @@ bench-animation:
 bench-decode:
 	Tests/Benchmarks/bench-decode.sh
 
+# The reference decoders of the placeholder hashes, in a virtualenv from PyPI
+# (scripts/placeholder-oracles.txt), for the fixtures and the benchmark.
+PLACEHOLDER_VENV := build/placeholder-venv
+$(PLACEHOLDER_VENV)/installed: scripts/placeholder-oracles.txt
+	rm -rf $(PLACEHOLDER_VENV) && python3 -m venv $(PLACEHOLDER_VENV)
+	$(PLACEHOLDER_VENV)/bin/pip install -q -r scripts/placeholder-oracles.txt
+	touch $@
+
+# Writes Tests/Fixtures/placeholders from the reference decoders (needs ../shared/corpus).
+.PHONY: placeholder-fixtures check-placeholder-fixtures
+placeholder-fixtures: $(PLACEHOLDER_VENV)/installed
+	$(PLACEHOLDER_VENV)/bin/python scripts/placeholder_fixtures.py $(CORPUS)/photos Tests/Fixtures/placeholders
+
+# The stored fixtures are what the reference decoders give today: written again into
+# build/ and compared.
+check-placeholder-fixtures: $(PLACEHOLDER_VENV)/installed
+	@if [ ! -d $(CORPUS)/photos ]; then echo "check-placeholder-fixtures: skipped, no photos at $(CORPUS)/photos"; exit 0; fi; \
+	rm -rf build/placeholder-fixtures && mkdir -p build/placeholder-fixtures && \
+	$(PLACEHOLDER_VENV)/bin/python scripts/placeholder_fixtures.py $(CORPUS)/photos build/placeholder-fixtures && \
+	diff -r Tests/Fixtures/placeholders build/placeholder-fixtures && \
+	echo "check-placeholder-fixtures: the fixtures are the reference decoders' output"
+
+# Microseconds per BlurHash and ThumbHash render against the reference decoders
+# (Python, C and Rust, from PyPI into build/), with ratios; prints two tables.
+.PHONY: bench-placeholder
+bench-placeholder: deps
+	Tests/Benchmarks/bench-placeholder.sh
+
 # Scroll traces replayed at 60 Hz against lazyimg (through its C API) and three
 # baseline loaders on the same transport and decoder, over a loopback site with a
-# 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 3 minutes).
+# 40 ms delay and a 200 Mbit/s cap (release build; prints tables; about 15 minutes).
 # Options: make bench-scroll BENCH_SCROLL_ARGS="--traces slow-drag --rounds 3".
 .PHONY: bench-scroll
 bench-scroll: deps
@@ -325,7 +442,7 @@ sanitize: deps
 # it and its group's name. The test binaries run directly. A new test file needs
 # its #if too (`make check-test-subsets` names the ones that lack it). The last
 # line adds the groups up.
-TSAN_GROUPS := LAZYIMG_TSAN_SUBSET_1 LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3 LAZYIMG_TSAN_SUBSET_4
+TSAN_GROUPS := LAZYIMG_TSAN_SUBSET_1 LAZYIMG_TSAN_SUBSET_2 LAZYIMG_TSAN_SUBSET_3 LAZYIMG_TSAN_SUBSET_4 LAZYIMG_TSAN_SUBSET_5
 check-test-subsets:
 	scripts/check-test-subsets.sh $(TSAN_GROUPS)
 
@@ -343,26 +460,46 @@ tsan: deps
 	done; \
 	printf "All groups:\n\t Executed %d tests, with %d tests skipped and 0 failures (0 unexpected)\n" $$executed $$skipped
 
-# libFuzzer on each decoder and on the response path (Tests/Fuzz), seeded
-# from ../shared/corpus, FUZZ_SECONDS per target: about a minute for all six. For a
+# libFuzzer on each decoder, on animation frames, on the response path and on the
+# disk cache's entry and journal parsers (Tests/Fuzz), seeded from ../shared/corpus,
+# from the cache files make xctest leaves in build/fuzz-seeds/, and (AVIF and HEIC)
+# from files the test encoders make, FUZZ_SECONDS per target: about two minutes for
+# all ten. For a
 # longer run: make fuzz FUZZ_SECONDS=600. Prints files seeded and executions per
 # target; a crash fails the run and leaves its input in build/fuzz/.
 .PHONY: fuzz
 FUZZ_SECONDS ?= 12
+# The AVIF and HEIC decoders, when this build has them; seeded from generated files.
+FUZZ_OPTIONAL = $(if $(filter 1,$(LAZYIMG_AVIF)),avif) $(if $(filter 1,$(LAZYIMG_HEIF)),heif)
 fuzz: deps
 	@if [ ! -d $(CORPUS) ]; then echo "fuzz: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
 	$(SWIFT) build -c release --scratch-path .build/fuzz --product lazyimg-fuzz \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLAZYIMG_FUZZING && \
-	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif frames response
+	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif frames response disk-entry disk-journal $(FUZZ_OPTIONAL)
 
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
+
+# A build without libavif and libheif, as on a machine that lacks them: it builds,
+# its liblazyimg.so needs neither, and its tests pass: AVIF and HEIF files are refused
+# by name, Accept leaves them out, the other formats decode as before.
+.PHONY: check-without-avif-heif
+WITHOUT_AVIF_HEIF := LAZYIMG_AVIF=0 LAZYIMG_HEIF=0
+WITHOUT_SCRATCH := .build/without-avif-heif
+WITHOUT_TESTS := ImageFormatNegotiationTests|HEIFItemsTests|Decoding(Format|JPEG|PNG|WebP|GIF)Tests|OutputOptionsTests
+check-without-avif-heif: deps
+	$(WITHOUT_AVIF_HEIF) $(SWIFT) build -c $(TEST_CONFIG) --build-tests --scratch-path $(WITHOUT_SCRATCH)
+	@if readelf -d $(WITHOUT_SCRATCH)/$(TEST_CONFIG)/liblazyimg.so | grep NEEDED | grep -E 'libavif|libheif'; then \
+	    echo "check-without-avif-heif: the library still needs libavif or libheif"; exit 1; fi
+	$(WITHOUT_AVIF_HEIF) $(SWIFT) test -c $(TEST_CONFIG) --skip-build --scratch-path $(WITHOUT_SCRATCH) \
+	    --disable-swift-testing --filter '$(WITHOUT_TESTS)'
 
 # The test command. Each step's output goes to build/test/STEP.log and one line is
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-symbols check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-placeholder-fixtures check-symbols check-without-avif-heif check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
+            check-python-install check-python-wheel check-python-types check-python-recipes \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the
 # sanitizer runs count their tests again) plus one for each other check.

@@ -9,6 +9,16 @@ let abiLinkerFlags: [String] = [
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/LazyImgABI/lazyimg.map",
 ]
 
+// AVIF and HEIF decode when the build has libavif and libheif. The Makefile sets
+// LAZYIMG_AVIF=0 / LAZYIMG_HEIF=0 when pkg-config does not find them; LazyImgCore then
+// leaves that system-library target out (SwiftPM never looks for the package of a target
+// nothing depends on) and refuses the format. A plain `swift build` assumes both.
+let withAVIF = Context.environment["LAZYIMG_AVIF"] != "0"
+let withHEIF = Context.environment["LAZYIMG_HEIF"] != "0"
+let optionalCodecs: [Target.Dependency] = (withAVIF ? ["CAvif"] : []) + (withHEIF ? ["CHeif"] : [])
+let optionalCodecFlags: [SwiftSetting] = (withAVIF ? [.define("LAZYIMG_AVIF")] : [])
+    + (withHEIF ? [.define("LAZYIMG_HEIF")] : [])
+
 let package = Package(
     name: "lazyimg",
     products: [
@@ -25,6 +35,10 @@ let package = Package(
         .systemLibrary(name: "CSpng", pkgConfig: "spng"),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux"),
         .systemLibrary(name: "CGif", pkgConfig: "libgif"),
+        // Headers in /usr/include: without pkgConfig, SwiftPM does not warn of the
+        // -DAVIF_DLL that libavif.pc adds (it only matters on Windows).
+        .systemLibrary(name: "CAvif"),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif"),
         // What Glibc does not import into Swift (eventfd).
         .target(name: "CLazyImgSupport"),
         // The public header, so the ABI layer is compiled against the contract itself.
@@ -33,12 +47,13 @@ let package = Package(
         // The pure-Swift core: policy, caching, loading, decoding, delivery. No C ABI.
         .target(
             name: "LazyImgCore",
-            dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CWebP", "CGif", "CLazyImgSupport"]
+            dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CWebP", "CGif", "CLazyImgSupport"] + optionalCodecs,
+            swiftSettings: optionalCodecFlags
         ),
         // The thin C ABI: validate, convert, forward.
         .target(
             name: "LazyImgABI",
-            dependencies: ["LazyImgCore", "CLazyImgHeader"],
+            dependencies: ["LazyImgCore", "CLazyImgHeader", "CLazyImgSupport"],
             exclude: ["lazyimg.map"],
             linkerSettings: [.unsafeFlags(abiLinkerFlags)]
         ),
@@ -58,9 +73,11 @@ let package = Package(
 
         // The scroll benchmark (make bench-scroll): traces, the site server, lazyimg through
         // its C API and the baseline loaders; a library so a test can run a tiny trace.
+        // The LazyTable baseline's per-frame part, in C as an app would write it.
+        .target(name: "CLazyTable", path: "Tests/Benchmarks/CLazyTable"),
         .target(
             name: "ScrollBench",
-            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader"],
+            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader", "CLazyTable"],
             path: "Tests/Benchmarks/ScrollBench"
         ),
         .executableTarget(
@@ -81,21 +98,29 @@ let package = Package(
 
         // libFuzzer targets for the decoders and the response path (make fuzz builds
         // it with -sanitize=fuzzer,address; a plain build only prints how).
-        .executableTarget(name: "lazyimg-fuzz", dependencies: ["LazyImgCore"], path: "Tests/Fuzz"),
+        // --write-seeds makes the AVIF and HEIF targets' seeds with the test encoders.
+        .executableTarget(name: "lazyimg-fuzz", dependencies: ["LazyImgCore", "TestSupport"], path: "Tests/Fuzz",
+                          swiftSettings: optionalCodecFlags),
 
         // libpng, for tests only: the second decoder PNG pixels are checked against,
         // behind a small C function because libpng reports errors by longjmp.
         .systemLibrary(name: "CPng", path: "Tests/CPng", pkgConfig: "libpng"),
         .target(name: "CPngReference", dependencies: ["CPng"], path: "Tests/CPngReference"),
+        // A getaddrinfo that interposes on libc's in the test program, so tests can
+        // make one name resolve slowly through real libcurl and the real resolver.
+        .target(name: "CSlowResolver", path: "Tests/CSlowResolver", linkerSettings: [.linkedLibrary("dl")]),
 
         // Test helpers: a loopback HTTP server, test-image encoders, reference decoders.
         .target(
             name: "TestSupport",
-            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP", "CPngReference"],
-            path: "Tests/TestSupport"
+            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP", "CPngReference", "CSlowResolver"] + optionalCodecs,
+            path: "Tests/TestSupport",
+            swiftSettings: optionalCodecFlags
         ),
-        .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"]),
-        .testTarget(name: "LazyImgABITests", dependencies: ["LazyImgABI", "LazyImgCore", "CLazyImgHeader", "TestSupport"]),
+        .testTarget(name: "LazyImgCoreTests", dependencies: ["LazyImgCore", "TestSupport"],
+                    swiftSettings: optionalCodecFlags),
+        .testTarget(name: "LazyImgABITests", dependencies: ["LazyImgABI", "LazyImgCore", "CLazyImgHeader", "TestSupport"],
+                    swiftSettings: optionalCodecFlags),
         .testTarget(name: "ScrollBenchTests", dependencies: ["ScrollBench"], path: "Tests/Benchmarks/ScrollBenchTests"),
     ]
 )

@@ -50,11 +50,11 @@ extern "C" {
 /* The version this header describes. Compare with lazyimg_version_number()
  * at run time to detect a header/library mismatch. */
 #define LAZYIMG_VERSION_MAJOR 0
-#define LAZYIMG_VERSION_MINOR 3
+#define LAZYIMG_VERSION_MINOR 4
 #define LAZYIMG_VERSION_PATCH 0
-#define LAZYIMG_VERSION_STRING "0.3.0"
+#define LAZYIMG_VERSION_STRING "0.4.0"
 /* MAJOR * 1000000 + MINOR * 1000 + PATCH */
-#define LAZYIMG_VERSION_NUMBER 3000
+#define LAZYIMG_VERSION_NUMBER 4000
 
 /* The library's version as "MAJOR.MINOR.PATCH". Static storage, never NULL. */
 const char *lazyimg_version_string(void);
@@ -72,8 +72,11 @@ typedef enum lazyimg_status {
     LAZYIMG_MISS = 3,      /* lookup: not in memory; cancel: no such live ticket */
     LAZYIMG_TIMEOUT = 4,   /* lazyimg_wait: nothing arrived in time */
     /* Since 0.4.0: */
-    LAZYIMG_NOT_YET = 5,   /* lazyimg_frame, lazyimg_frame_at: that frame is not
-                              decoded yet; no event follows: ask again */
+    LAZYIMG_PLACEHOLDER = 5, /* lazyimg_request: the row's placeholder, not its
+                                image, and a ticket whose one event brings the
+                                image (see lazyimg_set_placeholders) */
+    LAZYIMG_NOT_YET = 6,     /* lazyimg_frame, lazyimg_frame_at: that frame is
+                                not decoded yet; no event follows: ask again */
 
     /* Errors are negative. Append only; never renumbered. */
     LAZYIMG_E_INVALID_ARGUMENT = -1, /* NULL pointer, bad size or bad value */
@@ -81,16 +84,18 @@ typedef enum lazyimg_status {
     LAZYIMG_E_BAD_URL = -3,          /* not an http:// or https:// URL (file://
                                         only with allow_file_urls) */
     LAZYIMG_E_NETWORK = -4,          /* connect, DNS, reset or timeout (TLS: -15) */
-    LAZYIMG_E_HTTP = -5,             /* the server answered with status >= 400 */
+    LAZYIMG_E_HTTP = -5,             /* the server answered with status 400-599 */
     LAZYIMG_E_DECODE = -6,           /* corrupt or truncated image data */
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
-                                        decodes */
+                                        decodes; AVIF and HEIF in a build
+                                        without libavif or libheif */
     LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes, max_pixels or
                                         max_decode_bytes (since 0.4.0; an
-                                        interlaced PNG over 16 Mpx before), or
-                                        a JPEG whose scans would cost too much
-                                        work; the event's message says which */
+                                        interlaced PNG over 16 Mpx before), a
+                                        JPEG whose scans would cost too much
+                                        work, or an AVIF/HEIF grid of over 256
+                                        tiles; the event's message says which */
     LAZYIMG_E_IO = -9,               /* a local file or descriptor failed, or a
                                         file:// URL is not a regular file */
     LAZYIMG_E_CANCELLED = -10,       /* cancelled by the host or the scroll policy */
@@ -99,11 +104,26 @@ typedef enum lazyimg_status {
     LAZYIMG_E_SHUTDOWN = -13,        /* the loader is being destroyed */
     LAZYIMG_E_NO_IMAGE = -14,        /* the row has no URL (a NULL list entry) */
     /* Since 0.3.0: */
-    LAZYIMG_E_TLS = -15              /* TLS handshake failed: the certificate is not
+    LAZYIMG_E_TLS = -15,             /* TLS handshake failed: the certificate is not
                                         trusted (see ca_file) or not for this
                                         host, or no common protocol. Never
                                         bypassed: there is no option to skip
                                         verification. */
+    /* Since 0.4.0: */
+    LAZYIMG_E_PROTOCOL = -16,        /* the server's fault: its reply broke HTTP
+                                        or answers no request this library sent.
+                                        A header line over 100 KB or all headers
+                                        over 256 KiB; no HTTP/1.x status line
+                                        (HTTP/0.9, a 1xx with nothing after it);
+                                        a status outside 100-599; more than 5
+                                        redirects (a loop); a 3xx without a
+                                        Location, or 300; 204, 205, 206 (no
+                                        Range was sent) or 304 (no validator was
+                                        sent). Never retried; the event's message
+                                        says which. */
+    LAZYIMG_E_BAD_PLACEHOLDER = -17  /* a placeholder hash that does not parse
+                                        (lazyimg_set_placeholders says which row
+                                        and why) */
 } lazyimg_status;
 
 /* A short English description of a status. Static storage, never NULL, also
@@ -118,6 +138,30 @@ const char *lazyimg_strerror(lazyimg_status status);
  * itself may call curl_global_init too (before starting threads if its libcurl
  * is older than 7.84, where that call is not thread-safe).
  *
+ * Memory (Since 0.4.0): whatever the servers send, a loader holds at most
+ * memory_cache_bytes of decoded images, decode_queue_bytes + 1.5 x
+ * max_response_bytes of downloaded bytes (see decode_queue_bytes), what its
+ * decode threads need for the images being decoded (per format, see the docs'
+ * formats page), and about 16 MiB of its own (threads, libcurl, connections).
+ * Its network (its own, or its session's: once per session) also keeps the
+ * first bytes of downloads that stopped early, for resuming them (see
+ * bytes_resumed): at most 8 MiB, the oldest dropped first.
+ * With the defaults and a small target box that is about decode_queue_bytes +
+ * memory_cache_bytes + 72 MiB (200 MiB) above what the process held before.
+ * Bodies of lazyimg_fetch are not counted in decode_queue_bytes (each is
+ * within max_response_bytes).
+ *
+ * Host names (Since 0.4.0): the library looks them up itself with getaddrinfo,
+ * on threads of its own, never the network thread, and hands libcurl the
+ * addresses; a name that takes long to resolve delays only its own rows, which
+ * time out at timeout_ms. At most 8 lookups run at once per loader (or per
+ * session); a name that never resolves holds one of them for as long as
+ * getaddrinfo takes, and destroy never waits for it. IP addresses and
+ * localhost need no lookup. Through a proxy (the proxy field, or libcurl's
+ * proxy variables) libcurl looks up the proxy's name itself; a lookup that
+ * hangs there is abandoned at timeout_ms as well, but its threads are not
+ * bounded.
+ *
  * fork: the library installs no fork handlers. In the child of a fork made
  * while a loader exists, call no lazyimg function, on that loader or a new
  * one (its threads do not exist in the child and its locks may be held): exec,
@@ -130,7 +174,9 @@ const char *lazyimg_strerror(lazyimg_status status);
  * for byte, with no normalisation of case, percent-encoding or Unicode, and
  * are combined with the loader's own output settings (target box, fit, pixel
  * format); loaders never share. The bytes are kept as given, also where they
- * are not valid UTF-8, and reach libcurl unchanged. */
+ * are not valid UTF-8, and reach libcurl unchanged but for one thing (Since
+ * 0.4.0): bytes past ASCII in the query go on the wire as %xx, as libcurl
+ * sends those of the path. */
 
 /* ------------------------------------------------------------------ types */
 
@@ -191,7 +237,10 @@ typedef enum lazyimg_codec {
     LAZYIMG_CODEC_JPEG = 1,
     LAZYIMG_CODEC_PNG = 2,
     LAZYIMG_CODEC_GIF = 3,
-    LAZYIMG_CODEC_WEBP = 4
+    LAZYIMG_CODEC_WEBP = 4,
+    /* Since 0.4.0: */
+    LAZYIMG_CODEC_AVIF = 5,
+    LAZYIMG_CODEC_HEIF = 6      /* HEIC and the rest of the HEIF family */
 } lazyimg_codec;
 
 typedef enum lazyimg_event_type {
@@ -220,7 +269,9 @@ typedef struct lazyimg_event {
     size_t row;                 /* the row the ticket was requested for */
     uint64_t ticket;            /* the ticket lazyimg_request returned */
     lazyimg_status status;      /* LAZYIMG_OK for IMAGE; the error for FAILED */
-    int32_t http_status;        /* last HTTP status seen, 0 if none */
+    int32_t http_status;        /* last HTTP status seen, 0 if none. Since
+                                   0.4.0: 200 for a body a Range request
+                                   completed (206; see bytes_resumed) */
     lazyimg_source source;
     const char *url;            /* borrowed: valid only during the callback */
     lazyimg_image *image;       /* borrowed: valid only during the callback;
@@ -272,10 +323,18 @@ typedef struct lazyimg_config {
                                       travelled in half a second at
                                       slow_scroll_rows_per_second (half a
                                       screen by default); 0 = none */
-    uint32_t timeout_ms;           /* whole-transfer timeout; default 15000;
+    uint32_t timeout_ms;           /* whole-transfer timeout, name lookup and
+                                      every redirect hop included (Since 0.4.0:
+                                      each hop had its own), time paused for
+                                      decode_queue_bytes not; default 15000;
                                       0 = default */
     uint64_t max_response_bytes;   /* default 32 MiB; 0 = default; values over
-                                      1 GiB (UINT64_MAX included) mean 1 GiB */
+                                      1 GiB (UINT64_MAX included) mean 1 GiB.
+                                      Since 0.4.0 the bodies of every redirect
+                                      hop of a try count together (each hop had
+                                      its own limit). A row's volume is at most
+                                      4 tries x (max_response_bytes + 6 x 256 KiB
+                                      of headers) */
     uint64_t max_pixels;           /* width*height limit checked from the image
                                       header before decoding (a GIF's or animated
                                       WebP's canvas and each frame it plays);
@@ -291,7 +350,16 @@ typedef struct lazyimg_config {
                                       (the URL names the server); the value has
                                       no control bytes but HT. Sent only where
                                       http_headers_origins says (by default only
-                                      to the row's own origin). */
+                                      to the row's own origin).
+                                      Since 0.4.0: image requests name the
+                                      formats this build decodes, "Accept:
+                                      image/avif,image/heic,image/webp,
+                                      image/png,image/jpeg,image/gif" (AVIF and
+                                      HEIC only when built with them) and then
+                                      any type at q=0.5; the same for
+                                      LAZYIMG_OUTPUT_ENCODED. An Accept of your
+                                      own here replaces it where it is sent.
+                                      lazyimg_fetch sends libcurl's default. */
     uint32_t retry_after_ms;       /* a failed URL answers its error at once for
                                       this long, then is tried again; default
                                       2000; 0 = default. Before a ticket fails,
@@ -302,7 +370,12 @@ typedef struct lazyimg_config {
                                       or the server's Retry-After (at most 30 s);
                                       3 such failures in a row pause that host
                                       for 1 s, doubling while it keeps failing
-                                      (at most 16 s). */
+                                      (at most 16 s). So from its first start a
+                                      row's download takes at most 4 x timeout_ms
+                                      plus 3 waits of at most 30 s each (the
+                                      back-off alone: 1.75 s in all); with the
+                                      defaults 60-62 s, and 150 s when a server
+                                      asks for the longest Retry-After. */
     /* Since 0.2.0: */
     lazyimg_fit fit;               /* default LAZYIMG_FIT_INSIDE */
     lazyimg_pixel_format pixel_format; /* default LAZYIMG_PIXEL_RGBA8 */
@@ -323,7 +396,13 @@ typedef struct lazyimg_config {
                                       server starts in one round; 0 = default;
                                       at most max_concurrent_downloads. HTTP/2
                                       servers (https) carry every download to
-                                      them on one connection, as streams. */
+                                      them on one connection, as streams.
+                                      Since 0.4.0 also the downloads to one host
+                                      at once, HTTP/2 or not: the host's other
+                                      rows wait without taking a download slot,
+                                      so a host that accepts and never answers
+                                      holds at most this many of the
+                                      max_concurrent_downloads. */
     int32_t allow_file_urls;       /* 0 (default): file:// URLs are refused with
                                       LAZYIMG_E_BAD_URL, so a feed cannot read
                                       the host's disk. 1: they load, regular
@@ -352,24 +431,50 @@ typedef struct lazyimg_config {
     const char *ca_file;           /* copied; a PEM file of the certificate
                                       authorities to trust instead of the
                                       system's (for a private CA); NULL (default)
-                                      = the system's. Must be readable at create,
-                                      else INVALID_ARGUMENT. The certificate and
-                                      host name are always verified: no option
-                                      turns that off. */
-    uint64_t decode_queue_bytes;   /* memory budget for downloaded files waiting
-                                      for (or in) a decode: no download starts
-                                      while more than this waits, except when
-                                      nothing waits (so one file larger than the
-                                      budget still loads). Downloads already
-                                      running may overshoot it by up to
-                                      max_concurrent_downloads files. Default
-                                      64 MiB; 0 = default */
+                                      = the system's. Since 0.4.0 read once, at
+                                      create: a regular file of at most 4 MiB
+                                      holding at least one PEM certificate, else
+                                      INVALID_ARGUMENT (lazyimg_create_error says
+                                      why: a FIFO, a directory, no certificate);
+                                      nothing opens it later, and the system's
+                                      CA directory is not added to it. The
+                                      certificate and host name are always
+                                      verified: no option turns that off. */
+    uint64_t decode_queue_bytes;   /* memory budget for downloaded bytes: the
+                                      bodies of running downloads and the files
+                                      waiting for (or in) a decode, together.
+                                      Since 0.4.0 a download whose body would
+                                      grow past it pauses (the time it waits is
+                                      not counted in timeout_ms) until decodes or
+                                      other downloads give bytes back, and no
+                                      download starts while it is spent (0.3:
+                                      running downloads could overshoot it by up
+                                      to max_concurrent_downloads files). One
+                                      download at a time may run past it, so a
+                                      file larger than the budget still loads:
+                                      downloads hold at most this plus 1.5 x
+                                      max_response_bytes (one body, and its old
+                                      storage while it grows). Default 64 MiB;
+                                      0 = default */
     const char *disk_cache_dir;    /* copied; NULL (default) = no disk cache. A
                                       directory for the original files and the
                                       thumbnails of each box used, kept across runs
-                                      and shareable by processes; created when
-                                      missing. lazyimg_loader_create fails with IO
-                                      when it cannot be created, written or locked */
+                                      and shareable by processes; created (0700)
+                                      when missing. lazyimg_loader_create fails with
+                                      IO when it cannot be created, written or
+                                      locked, and (since 0.4.0) when it is not
+                                      owned by the effective user, or its last
+                                      component is a symbolic link another user
+                                      owns. Keep it writable by that user alone.
+                                      Since 0.4.0: files in it are opened without
+                                      following links and used only when they are
+                                      regular files of that user; anything else
+                                      under a cache file's name (a link, FIFO,
+                                      hard link, another user's file) is removed
+                                      or replaced, never read or written through.
+                                      A directory of 0.3 is emptied when 0.4 first
+                                      opens it; do not share one directory between
+                                      0.3 and 0.4 processes */
     uint64_t disk_cache_bytes;     /* the disk cache's limit on the directory's
                                       allocated size as `du -sk` counts it:
                                       entries rounded up to whole blocks, the
@@ -427,6 +532,13 @@ void lazyimg_config_init(lazyimg_config *cfg);
  * NETWORK (libcurl could not be initialised). */
 lazyimg_status lazyimg_loader_create(const lazyimg_config *cfg, lazyimg_loader **out);
 
+/* Since 0.4.0: why the calling thread's last lazyimg_loader_create or
+ * lazyimg_session_create failed, in English, naming the field ("ca_file
+ * /etc/x is a FIFO, not a file"); "" when it succeeded or its status says all
+ * there is (so far only ca_file has more to say). Thread-local storage, never
+ * NULL, valid until this thread's next create. */
+const char *lazyimg_create_error(void);
+
 /* Destroys a loader. NULL is accepted (returns OK). Cancels all work; every
  * outstanding ticket gets its event (CANCELLED unless it already finished)
  * before this returns: on the calling thread in HOST delivery, on the
@@ -448,13 +560,16 @@ lazyimg_status lazyimg_loader_destroy(lazyimg_loader *loader);
  * copied byte for byte; a NULL entry is a row without an image. URLs are
  * bytes: two URLs are the same image only when their bytes are equal (no
  * Unicode normalisation, no repair of bytes that are not UTF-8), and libcurl
- * gets them exactly as given (it percent-encodes bytes past ASCII on the
- * wire). urls may be NULL when count is 0. Outstanding tickets of the old list end CANCELLED; the memory cache
- * is kept. Errors: INVALID_ARGUMENT, SHUTDOWN. */
+ * gets them as given; on the wire bytes past ASCII are %xx, in the path by
+ * libcurl, in the query by this library (Since 0.4.0: the query's went raw).
+ * urls may be NULL when count is 0. Outstanding tickets of the old list end
+ * CANCELLED; the memory cache is kept. Since 0.4.0: the new rows have no
+ * placeholders (lazyimg_set_placeholders). Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_set_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 
 /* Appends `count` rows (the next page) after the current ones; copied as in
- * lazyimg_set_items. Outstanding tickets stay. Errors: INVALID_ARGUMENT,
+ * lazyimg_set_items. Outstanding tickets stay, and so do the placeholders of
+ * the rows before; the new rows have none. Errors: INVALID_ARGUMENT,
  * SHUTDOWN. */
 lazyimg_status lazyimg_append_items(lazyimg_loader *loader, const char *const *urls, size_t count);
 
@@ -493,11 +608,19 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     margin, start while it still moves. They are the rows given to
  *     lazyimg_set_scroll_target, or else are estimated while DECELERATING from
  *     the velocities of successive calls (timed by the loader's monotonic
- *     clock; exponential and constant-rate decay are both fitted, and the
- *     speed at which earlier flings stopped is learned). Either way they
- *     start once the list is due to stop or slow down within about half a
- *     second, by that fit (so a fling caught or reversed earlier wastes no
- *     download).
+ *     clock). Since 0.4.0 the estimate carries its uncertainty: exponential,
+ *     constant-rate and in-between decays are fitted side by side and weighed
+ *     by how well each explains the fling so far; the speed at which flings
+ *     stop and how far each fit's predictions were off are learned from
+ *     earlier flings of the loader's life that ended by themselves (IDLE,
+ *     not a touch), never from one alone. Rows start by their probability of
+ *     being visible at rest, as long as the expected waste (one minus that
+ *     probability, summed) stays within a quarter screen, so an unsure
+ *     estimate (the first fling, with nothing learned) starts fewer rows; a
+ *     row keeps its download while the estimate moves by a row or the list
+ *     has yet to pass it. Either way the zone starts once the list is due to
+ *     stop or slow down within about half a second (so a fling caught or
+ *     reversed earlier wastes no download).
  * Starts while moving are paced (a burst of a screen plus
  * max_concurrent_downloads, then two screens a second) so a list shaken back
  * and forth cannot flood the server; the resting rows of a fling, and
@@ -535,8 +658,14 @@ lazyimg_status lazyimg_set_scroll_target(lazyimg_loader *loader, size_t first, s
  *   LAZYIMG_PENDING:  *out_ticket is set; scheduled or in flight.
  *   LAZYIMG_DEFERRED: *out_ticket is set; held back while the list moves
  *                     fast (see lazyimg_set_scroll_state).
- * After PENDING or DEFERRED exactly one event (IMAGE or FAILED) follows for
- * that ticket and row. Several tickets may share one download. Tickets are
+ *   LAZYIMG_PLACEHOLDER (since 0.4.0): instead of PENDING or DEFERRED for a
+ *                     row given a placeholder hash (lazyimg_set_placeholders):
+ *                     *out_ticket is set as for those, and *out_image is a +1
+ *                     reference to the row's placeholder, which is NOT the
+ *                     image: show it until the ticket's event. Only hosts that
+ *                     give placeholders ever see this status.
+ * After PENDING, DEFERRED or PLACEHOLDER exactly one event (IMAGE or FAILED)
+ * follows for that ticket and row. Several tickets may share one download. Tickets are
  * never 0 and never reused within a loader.
  * Errors (no event follows): INVALID_ARGUMENT (NULL loader or out pointer),
  * OUT_OF_RANGE, NO_IMAGE (NULL entry), BAD_URL, SHUTDOWN, and the error of a
@@ -559,6 +688,66 @@ lazyimg_status lazyimg_lookup_url(lazyimg_loader *loader, const char *url, lazyi
  * download stops only when no ticket or prefetch wants it any more.
  * Errors: INVALID_ARGUMENT, SHUTDOWN. */
 lazyimg_status lazyimg_cancel(lazyimg_loader *loader, uint64_t ticket);
+
+/* ------------------------------------------------------------ placeholders */
+
+/* Since 0.4.0. A feed can send a small hash of each image with its URL (the
+ * Mastodon API's "blurhash" on every media attachment); the loader draws it
+ * while the image loads. lazyimg_request answers a row that has one and whose
+ * image is not in memory with LAZYIMG_PLACEHOLDER: the drawn placeholder
+ * beside the ticket. The image's event follows as for PENDING.
+ *
+ * What is drawn: the picture the format's reference decoder draws (BlurHash:
+ * its TypeScript and Python decoders, byte for byte; ThumbHash: Evan
+ * Wallace's reference, byte for byte at its own size), in the loader's
+ * pixel_format, opaque for BlurHash, and lazyimg_image_is_placeholder() is 1.
+ * Its size follows target_width x target_height, with the long side brought
+ * down to 64 pixels (a blur; scale it up to the cell): a BlurHash, which holds
+ * no aspect ratio, fills that box (a box with one side 0: a square of the
+ * other); a ThumbHash keeps its own aspect ratio, fitted as `fit` says, inside
+ * or covering and centre-cropped. No box (0,0): 32 x 32 for BlurHash, 32 on
+ * the long side for ThumbHash. Placeholders are pixels also in
+ * LAZYIMG_OUTPUT_ENCODED loaders.
+ *
+ * Cost: the first request of a row draws its placeholder on the calling
+ * thread: at 64 x 64 about 45 us for a 4x4 BlurHash (Mastodon's), 130 us for
+ * the largest (9x9), 20 us for a ThumbHash (make bench-placeholder). The
+ * loader keeps the last 64 drawn (at most 1 MiB), so the requests after that
+ * take a reference (under 0.1 us). Drawn placeholders are not in the
+ * memory cache or memory_cache_bytes; LAZYIMG_TRIM_COMPLETE drops them. */
+
+typedef enum lazyimg_placeholder_kind {
+    LAZYIMG_PLACEHOLDER_BLURHASH = 1,  /* BlurHash text, at most 166 bytes */
+    LAZYIMG_PLACEHOLDER_THUMBHASH = 2  /* ThumbHash bytes as base64 text (standard
+                                          or URL-safe alphabet, "=" padding
+                                          optional), at most 64 bytes */
+} lazyimg_placeholder_kind;
+
+/* Gives rows first_row .. first_row+count-1 their placeholder hashes of one
+ * kind: hashes[i] is row first_row+i's, copied; NULL removes that row's. Call
+ * it after lazyimg_set_items or lazyimg_append_items with the same page (the
+ * feed's "blurhash" beside each URL), for any rows and as often as wanted.
+ * Parses every hash at once and draws none. hashes may be NULL when count
+ * is 0. out_bad_row and out_reason may be NULL; they are set on every
+ * return, to 0 and "" unless the status is BAD_PLACEHOLDER.
+ * Errors: INVALID_ARGUMENT (NULL loader, NULL hashes with count > 0, unknown
+ * kind), OUT_OF_RANGE (a row at or past lazyimg_item_count(): nothing is
+ * set), SHUTDOWN, and BAD_PLACEHOLDER: one or more hashes do not parse (bad
+ * characters, a length that does not match, too short or too long); those
+ * rows are left without a placeholder, every other row given is set, and
+ * *out_bad_row is the first such row, *out_reason why it was refused (static
+ * storage, never NULL). */
+lazyimg_status lazyimg_set_placeholders(lazyimg_loader *loader, size_t first_row,
+                                        lazyimg_placeholder_kind kind,
+                                        const char *const *hashes, size_t count,
+                                        size_t *out_bad_row, const char **out_reason);
+
+/* Since 0.4.0. The row's placeholder, drawn as above, whatever its image's
+ * state: for a row whose request failed, say. Never schedules anything.
+ * LAZYIMG_OK with *out a +1 reference, or LAZYIMG_MISS with *out NULL when
+ * the row has no placeholder. Errors: INVALID_ARGUMENT, OUT_OF_RANGE,
+ * SHUTDOWN. */
+lazyimg_status lazyimg_lookup_placeholder(lazyimg_loader *loader, size_t row, lazyimg_image **out);
 
 /* ------------------------------------------------ paged lists and feeds */
 
@@ -612,13 +801,27 @@ const uint8_t *lazyimg_image_pixels(const lazyimg_image *image);
 /* The layout of the pixels; LAZYIMG_PIXEL_RGBA8 for NULL. */
 lazyimg_pixel_format lazyimg_image_pixel_format(const lazyimg_image *image);
 /* The size the image is shown at before downsampling: the size in the file,
- * with the sides swapped when a JPEG's EXIF orientation turns it a quarter
- * turn (pixels are always upright). 0 for NULL and for encoded images. */
+ * with the sides swapped when a JPEG's EXIF orientation (since 0.4.0 also an
+ * AVIF or HEIF file's irot) turns it a quarter turn (pixels are always
+ * upright). 0 for NULL and for encoded images. */
 uint32_t lazyimg_image_source_width(const lazyimg_image *image);
 uint32_t lazyimg_image_source_height(const lazyimg_image *image);
-/* 1 when the file holds more frames (animated GIF or WebP; the pixels are the
- * first frame), else 0. Encoded images are not examined: always 0. */
+/* 1 when the file holds more frames (animated GIF or WebP, since 0.4.0 an AVIF
+ * sequence; the pixels are the first frame), else 0. Encoded images are not
+ * examined: always 0. */
 int lazyimg_image_is_animated(const lazyimg_image *image);
+/* Since 0.4.0: 1 when the file was damaged and is shown as browsers show it,
+ * else 0 (also for NULL and for encoded images, which are not examined):
+ * a JPEG that libjpeg decoded with warnings (bytes where a marker should
+ * be, a corrupt or cut-off scan, a missing Huffman table of a motion-JPEG
+ * frame); a baseline JPEG cut short, whose missing rows are transparent; a
+ * PNG with a bad CRC in a chunk the pixels do not need. The image is the
+ * final one for its URL and box, cached as any other: the bytes are all the
+ * server sent (a transfer cut off mid-body fails as NETWORK and is never
+ * decoded), so fetching again would bring the same damage. Files with
+ * damage that is not safe to show (a critical PNG chunk, a JPEG error that
+ * stops libjpeg) still fail with DECODE. */
+int lazyimg_image_is_damaged(const lazyimg_image *image);
 /* LAZYIMG_OUTPUT_ENCODED loaders: borrowed pointer to the file's bytes, valid
  * while a reference is held, and their count in *out_size (may be NULL).
  * NULL (and *out_size 0) for NULL and for decoded images. */
@@ -626,6 +829,10 @@ const uint8_t *lazyimg_image_encoded_data(const lazyimg_image *image, size_t *ou
 /* The encoded file's format; LAZYIMG_CODEC_UNKNOWN for NULL and for decoded
  * images. */
 lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
+/* Since 0.4.0: 1 for a placeholder drawn from a hash (LAZYIMG_PLACEHOLDER,
+ * lazyimg_lookup_placeholder), which is never a row's image; else 0 (NULL
+ * too). Its source width and height are its own. */
+int lazyimg_image_is_placeholder(const lazyimg_image *image);
 
 /* ------------------------------------------------------------- animations */
 
@@ -788,6 +995,12 @@ typedef struct lazyimg_stats {
                                       (decode_queue_bytes); such a URL is
                                       downloaded again if its row comes back */
     /* Since 0.4.0: */
+    uint64_t bytes_resumed;        /* body bytes not downloaded again: a download
+                                      stopped early (its row left the window, or
+                                      the network cut it off) kept its first
+                                      bytes, and the next download of the URL
+                                      asked only for the rest (Range, answered
+                                      206). Not counted in bytes_downloaded */
     uint64_t frames_decoded;       /* animation frames decoded into a buffer */
     uint64_t animation_bytes;      /* now: what the animations' frames and canvases
                                       hold, part of memory_cache_bytes */
@@ -803,10 +1016,11 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 #define LAZYIMG_TRIM_COMPLETE 2 /* empty the memory cache */
 
 /* Shrinks the memory cache, images not used recently first: to half its
- * limit at MODERATE, to nothing at COMPLETE. Animation frames go first (since
- * 0.4.0): MODERATE drops the stopped animations' frames and canvases and the
- * playing ones' frames ahead of those shown, COMPLETE all of them. The cache only drops its own
- * references: images the host retained stay valid. COMPLETE then hands the
+ * limit at MODERATE, to nothing at COMPLETE (which also drops the drawn
+ * placeholders, since 0.4.0). Animation frames go first (since 0.4.0):
+ * MODERATE drops the stopped animations' frames and canvases and the playing
+ * ones' frames ahead of those shown, COMPLETE all of them. The cache only
+ * drops its own references: images the host retained stay valid. COMPLETE then hands the
  * freed memory back to the system (glibc malloc_trim), which can take a few
  * milliseconds with a large heap: call it on a memory warning, not per frame.
  * NULL and unknown levels are ignored. */
@@ -820,7 +1034,18 @@ void lazyimg_trim_memory(lazyimg_loader *loader, int level);
  * seconds, then revalidated with If-None-Match / If-Modified-Since (a 304
  * refreshes it without a download); no-cache is revalidated on every use;
  * no-store is never written; a response with neither max-age nor no-cache
- * stays fresh until evicted or removed. */
+ * stays fresh until evicted or removed.
+ *
+ * Since 0.4.0, credentials: an entry is filed under its URL and the loader's
+ * http_headers with the origins they may go to (http_headers_origins), so a
+ * response fetched with some headers (Authorization, Cookie, any other) is
+ * never served to a loader or process with other headers or none; headers
+ * that go to no origin (an empty http_headers_origins) count as none. The
+ * directory is its user's private cache: Cache-Control: private responses
+ * are kept, for the same credentials only. Vary: the entry keeps the
+ * request's values of the fields it names (custom headers, User-Agent), and a
+ * request with other values downloads again, replacing it (one copy per URL
+ * and credentials); Vary: * is never written. */
 
 /* Removes every entry of the loader's disk cache (other loaders and processes
  * sharing the directory see it empty too), and the responses its session keeps
@@ -841,11 +1066,13 @@ lazyimg_status lazyimg_disk_cache_remove_url(lazyimg_loader *loader, const char 
 /* A session is what loaders in one process share: one libcurl network thread
  * and its connections (max_concurrent_downloads for all of them together), one
  * table of downloads so that a URL is downloaded once however many loaders
- * want it (each decodes it into its own box; a loader that asks for it up to 5
- * seconds after its download ended gets that response too, if the disk cache
- * could keep and serve it: 2xx, not no-store, fresh; the newest 4 MiB of such
- * responses are kept), one disk cache, and one memory
- * budget for the decoded images all of them keep (memory_cache_bytes for all
+ * want it with the same request (the same http_headers, origins, user agent
+ * and limits: a loader with other credentials never joins another's download
+ * nor gets its response; each decodes it into its own box; a loader that asks
+ * for it up to 5 seconds after its download ended gets that response too, if
+ * the disk cache could keep and serve it: 2xx, not no-store, not Vary: *,
+ * fresh; the newest 4 MiB of such responses are kept), one disk cache, and one
+ * memory budget for the decoded images all of them keep (memory_cache_bytes for all
  * of them together). Pass it in lazyimg_config.session. A loader made without
  * one has its own, as before. file:// URLs (allow_file_urls) are read by each
  * loader itself. Each loader keeps its own memory cache, within

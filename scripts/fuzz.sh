@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target of lazyimg-fuzz for SECONDS, seeded from the test corpus,
+# Runs each libFuzzer target of lazyimg-fuzz for SECONDS, seeded from the test corpus
+# (the disk cache's targets from the real entry files and journals that make xctest
+# writes to build/fuzz-seeds/: DiskCacheTests+CraftedRecords; none when it has not run),
 # and prints a table of files seeded and executions. New inputs are kept in
 # build/fuzz/<target>/; a crash writes build/fuzz/<target>-crash-* and fails the run
 # (reproduce with: LAZYIMG_FUZZ_TARGET=<target> FUZZER <file>).
@@ -15,12 +17,17 @@ seeds() {
         webp) echo "$corpus/webp $corpus/bad/webp" ;;
         gif) echo "$corpus/gif $corpus/bad/gif" ;;
         frames) echo "$corpus/gif $corpus/bad/gif $corpus/webp $corpus/bad/webp" ;;
+        # The corpus has no AVIF or HEIC: files the test encoders make (--write-seeds).
+        avif) echo "build/fuzz/seeds/avif" ;;
+        heif) echo "build/fuzz/seeds/heif" ;;
         # Bodies of every kind, plus the non-image texts beside them.
         response) echo "$corpus/bad $corpus/png-corrupt" ;;
+        disk-entry | disk-journal) echo "build/fuzz-seeds/$1" ;;
     esac
 }
 
-mkdir -p build/fuzz
+mkdir -p build/fuzz build/fuzz-seeds/disk-entry build/fuzz-seeds/disk-journal
+ASAN_OPTIONS=detect_leaks=0 "$fuzzer" --write-seeds build/fuzz/seeds
 failed=0
 rows=()
 for target in "$@"; do
@@ -44,8 +51,8 @@ for target in "$@"; do
     runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)
     speed=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+).*/\1/p' "$log" | tail -n 1)
     kept=$(find "build/fuzz/$target" -type f | wc -l)
-    rows+=("$(printf '%-9s %6s %10s %8s %8s  %s' "$target" "$seeded" "${runs:-?}" "${speed:-?}" "$kept" "$status")")
+    rows+=("$(printf '%-12s %6s %10s %8s %8s  %s' "$target" "$seeded" "${runs:-?}" "${speed:-?}" "$kept" "$status")")
 done
-printf '%-9s %6s %10s %8s %8s  %s\n' target seeds executions exec/s kept result
+printf '%-12s %6s %10s %8s %8s  %s\n' target seeds executions exec/s kept result
 printf '%s\n' "${rows[@]}"
 exit $failed

@@ -22,8 +22,16 @@ static inline CURLcode lazyimg_curl_set_off(CURL *h, CURLoption opt, curl_off_t 
 static inline CURLcode lazyimg_curl_set_slist(CURL *h, CURLoption opt, struct curl_slist *value) {
     return curl_easy_setopt(h, opt, value);
 }
+/* A blob libcurl uses in place (CURL_BLOB_NOCOPY): it must outlive the handle. */
+static inline CURLcode lazyimg_curl_set_blob(CURL *h, CURLoption opt, void *data, size_t len) {
+    struct curl_blob blob = {data, len, CURL_BLOB_NOCOPY};
+    return curl_easy_setopt(h, opt, &blob);
+}
 static inline CURLcode lazyimg_curl_set_write_fn(CURL *h, lazyimg_curl_write_fn fn) {
     return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, fn);
+}
+static inline CURLcode lazyimg_curl_set_header_fn(CURL *h, lazyimg_curl_write_fn fn) {
+    return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, fn);
 }
 static inline CURLcode lazyimg_curl_set_xferinfo_fn(CURL *h, lazyimg_curl_xferinfo_fn fn) {
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, fn);

@@ -1,4 +1,5 @@
 import CLazyImgHeader
+import CLazyImgSupport
 import Glibc
 import LazyImgCore
 
@@ -22,13 +23,22 @@ func readNetworkPolicy(_ c: lazyimg_config) throws(LoaderError) -> NetworkPolicy
         policy.proxy = text.isEmpty ? .none : .url(text)
     }
     if let caFile = c.ca_file {
-        // Checked now, so a wrong path is the host's error at create, not a TLS
-        // failure on every row later.
-        let path = String(cString: caFile)
-        guard !path.isEmpty, DataRequest.isSingleHeaderLine(path), access(caFile, R_OK) == 0 else { throw .invalidArgument }
-        policy.caFile = path
+        // Read now, so a wrong file is the host's error at create, not a TLS failure
+        // on every row later, and nothing on the network thread opens it.
+        do throws(TrustedAuthorities.Refusal) {
+            policy.trustedAuthorities = try TrustedAuthorities(readingFile: Array(UnsafeRawBufferPointer(
+                start: caFile, count: strlen(caFile))))
+        } catch {
+            throw refusal(error.description)
+        }
     }
     return policy
+}
+
+/// INVALID_ARGUMENT, with the reason lazyimg_create_error gives the host.
+func refusal(_ reason: String) -> LoaderError {
+    lazyimg_create_error_set(reason)
+    return .invalidArgument
 }
 
 /// No spaces or control bytes, and a sane length: a URL.

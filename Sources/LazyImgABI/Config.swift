@@ -1,4 +1,5 @@
 import CLazyImgHeader
+import CLazyImgSupport
 import Glibc
 import LazyImgCore
 
@@ -43,6 +44,7 @@ struct EventCallback: @unchecked Sendable {
 func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     -> (LoaderConfiguration, EventCallback)
 {
+    lazyimg_create_error_set(nil)
     var c = lazyimg_config()
     lazyimg_config_init(&c)
     if let cfg {

@@ -58,6 +58,16 @@ public func lazyimg_image_is_animated(_ pointer: OpaquePointer?) -> Int32 {
     pointer.map { image($0).takeUnretainedValue().isAnimated ? 1 : 0 } ?? 0
 }
 
+@_cdecl("lazyimg_image_is_placeholder")
+public func lazyimg_image_is_placeholder(_ pointer: OpaquePointer?) -> Int32 {
+    pointer.map { image($0).takeUnretainedValue().isPlaceholder ? 1 : 0 } ?? 0
+}
+
+@_cdecl("lazyimg_image_is_damaged")
+public func lazyimg_image_is_damaged(_ pointer: OpaquePointer?) -> Int32 {
+    pointer.map { image($0).takeUnretainedValue().isDamaged ? 1 : 0 } ?? 0
+}
+
 @_cdecl("lazyimg_image_encoded_data")
 public func lazyimg_image_encoded_data(_ pointer: OpaquePointer?,
                                        _ outSize: UnsafeMutablePointer<Int>?) -> UnsafePointer<UInt8>? {
@@ -76,6 +86,8 @@ public func lazyimg_image_codec(_ pointer: OpaquePointer?) -> lazyimg_codec {
     case .png: LAZYIMG_CODEC_PNG
     case .gif: LAZYIMG_CODEC_GIF
     case .webp: LAZYIMG_CODEC_WEBP
+    case .avif: LAZYIMG_CODEC_AVIF
+    case .heif: LAZYIMG_CODEC_HEIF
     default: LAZYIMG_CODEC_UNKNOWN
     }
 }

@@ -137,39 +137,39 @@ public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
             return LAZYIMG_OK
         case .pending(let ticket):
             outTicket.pointee = ticket
-            return LAZYIMG_PENDING
+            return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_PENDING
         case .deferred(let ticket):
             outTicket.pointee = ticket
-            return LAZYIMG_DEFERRED
+            return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_DEFERRED
         }
     }
 }
 
-/// Shared tail of the two lookups.
-private func answerLookup(_ image: DecodedImage?, _ out: UnsafeMutablePointer<OpaquePointer?>) -> lazyimg_status {
-    guard let image else { return LAZYIMG_MISS }
-    out.pointee = imagePointer(passRetained: image)
-    return LAZYIMG_OK
+/// The shape of the lookups: `find` the image on the loader; OK with it in `out` as a
+/// +1 reference, or MISS.
+func answerLookup(_ pointer: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?,
+                  _ find: (ImageLoader) throws(LoaderError) -> DecodedImage?) -> lazyimg_status {
+    guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
+    out.pointee = nil
+    return withLoader(pointer) { loader throws(LoaderError) in
+        guard let image = try find(loader) else { return LAZYIMG_MISS }
+        out.pointee = imagePointer(passRetained: image)
+        return LAZYIMG_OK
+    }
 }
 
 @_cdecl("lazyimg_lookup")
 public func lazyimg_lookup(_ pointer: OpaquePointer?, _ row: UInt,
                            _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lazyimg_status {
-    guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
-    out.pointee = nil
-    return withLoader(pointer) { loader throws(LoaderError) in
-        answerLookup(try loader.lookup(row: Int(clamping: row)), out)
-    }
+    answerLookup(pointer, out) { loader throws(LoaderError) in try loader.lookup(row: Int(clamping: row)) }
 }
 
 @_cdecl("lazyimg_lookup_url")
 public func lazyimg_lookup_url(_ pointer: OpaquePointer?, _ url: UnsafePointer<CChar>?,
                                _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lazyimg_status {
-    guard let out else { return LAZYIMG_E_INVALID_ARGUMENT }
-    out.pointee = nil
-    guard let url else { return LAZYIMG_E_INVALID_ARGUMENT }
-    return withLoader(pointer) { loader throws(LoaderError) in
-        answerLookup(try loader.lookup(url: ImageURL(cString: url)), out)
+    answerLookup(pointer, out) { loader throws(LoaderError) in
+        guard let url else { throw .invalidArgument }
+        return try loader.lookup(url: ImageURL(cString: url))
     }
 }
 
@@ -234,6 +234,7 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
         c.decodes_skipped = s.decodesSkipped
         c.frames_decoded = s.framesDecoded
         c.animation_bytes = s.animationBytes
+        c.bytes_resumed = s.bytesResumed
         withUnsafeBytes(of: &c) { bytes in
             UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))
         }

@@ -1,4 +1,5 @@
 import CLazyImgHeader
+import CLazyImgSupport
 import LazyImgCore
 
 extension LoaderError {
@@ -20,6 +21,7 @@ extension LoaderError {
         case .shutdown: LAZYIMG_E_SHUTDOWN
         case .noImage: LAZYIMG_E_NO_IMAGE
         case .tls: LAZYIMG_E_TLS
+        case .protocolViolation: LAZYIMG_E_PROTOCOL
         }
     }
 }
@@ -38,6 +40,7 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
     case LAZYIMG_MISS: cString("not in memory")
     case LAZYIMG_TIMEOUT: cString("timed out waiting")
     case LAZYIMG_NOT_YET: cString("frame not decoded yet: ask again")
+    case LAZYIMG_PLACEHOLDER: cString("the row's placeholder, not its image: an event will follow")
     case LAZYIMG_E_INVALID_ARGUMENT: cString("invalid argument")
     case LAZYIMG_E_OUT_OF_RANGE: cString("row out of range")
     case LAZYIMG_E_BAD_URL: cString("bad URL (http and https load; file only with allow_file_urls)")
@@ -53,14 +56,21 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
     case LAZYIMG_E_SHUTDOWN: cString("loader is shutting down")
     case LAZYIMG_E_NO_IMAGE: cString("row has no image URL")
     case LAZYIMG_E_TLS: cString("TLS failed: certificate not trusted or not for this host, or no common protocol")
+    case LAZYIMG_E_PROTOCOL: cString("the server's reply broke HTTP (headers too large, not HTTP/1.x, redirect loop, no body)")
+    case LAZYIMG_E_BAD_PLACEHOLDER: cString("placeholder hash does not parse")
     default: cString("unknown status")
     }
+}
+
+@_cdecl("lazyimg_create_error")
+public func lazyimg_create_error() -> UnsafePointer<CChar> {
+    lazyimg_create_error_get()
 }
 
 @_cdecl("lazyimg_version_string")
 public func lazyimg_version_string() -> UnsafePointer<CChar> {
     // Must match LAZYIMG_VERSION_STRING in the header (a test checks).
-    cString("0.3.0")
+    cString("0.4.0")
 }
 
 @_cdecl("lazyimg_version_number")

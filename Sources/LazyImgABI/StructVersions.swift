@@ -18,9 +18,11 @@ enum StructVersions {
         sizeThrough(lazyimg_config.self, \.session),
     ]
 
-    /// lazyimg_stats in 0.1 and 0.2 (both end at in_flight).
+    /// lazyimg_stats in 0.1 and 0.2 (both end at in_flight) and 0.3 (ends at
+    /// decodes_skipped).
     static let releasedStatsSizes: [Int] = [
         sizeThrough(lazyimg_stats.self, \.in_flight),
+        sizeThrough(lazyimg_stats.self, \.decodes_skipped),
     ]
 
     static func isAcceptedConfigSize(_ size: Int) -> Bool {

@@ -28,6 +28,11 @@ func runFuzzerDriver(
 @main
 struct FuzzMain {
     static func main() {
+        // `lazyimg-fuzz --write-seeds DIR`: the generated files the AVIF and HEIF
+        // targets start from (the corpus has none), then exit.
+        if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--write-seeds" {
+            exit(FuzzSeeds.write(into: CommandLine.arguments[2]) ? 0 : 1)
+        }
         #if LAZYIMG_FUZZING
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv

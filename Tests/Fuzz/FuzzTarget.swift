@@ -7,9 +7,17 @@ import LazyImgCore
 /// them as an animation (the frame walk, then frames composed in order and again from
 /// the start); `response` sends them through a loader as a downloaded HTTP body, in
 /// both output modes, so sniffing, failure messages, encoded output and delivery are
-/// covered too.
+/// covered too. `disk-entry` and `disk-journal` hand them to the disk cache as an
+/// entry file and as the journal other processes write (`DiskCacheHarness`).
 enum FuzzTarget: String, CaseIterable {
     case jpeg, png, webp, gif, frames, response
+    case diskEntry = "disk-entry", diskJournal = "disk-journal"
+    #if LAZYIMG_AVIF
+    case avif
+    #endif
+    #if LAZYIMG_HEIF
+    case heif
+    #endif
 
     /// Small limits keep each run fast and inside libFuzzer's memory limit; the
     /// decoders' size checks are part of what is fuzzed.
@@ -31,9 +39,17 @@ enum FuzzTarget: String, CaseIterable {
         case .webp: _ = try? WebPDecoder().decode(bytes, options: options, limits: Self.limits)
         case .gif: _ = try? GIFDecoder().decode(bytes, options: options, limits: Self.limits)
         case .frames: Self.play(bytes, options: options)
+        #if LAZYIMG_AVIF
+        case .avif: _ = try? AVIFDecoder().decode(bytes, options: options, limits: Self.limits)
+        #endif
+        #if LAZYIMG_HEIF
+        case .heif: _ = try? HEIFDecoder().decode(bytes, options: options, limits: Self.limits)
+        #endif
         case .response:
             ResponseHarness.pixels.deliver(bytes)
             ResponseHarness.encoded.deliver(bytes)
+        case .diskEntry: DiskCacheHarness.entry(bytes)
+        case .diskJournal: DiskCacheHarness.journal(bytes)
         }
     }
 

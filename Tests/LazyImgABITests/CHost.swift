@@ -17,6 +17,8 @@ struct ReceivedEvent: Sendable {
     var message: String
     /// A DATA event's body, copied out of the borrowed pointer.
     var data: [UInt8] = []
+    /// lazyimg_image_is_damaged of the event's image.
+    var damaged: Int32 = 0
 }
 
 /// Plays the C host: owns a loader made through the C API and records its events.
@@ -39,7 +41,8 @@ final class CHost: @unchecked Sendable {
                 source: e.source, url: e.url.map { String(cString: $0) } ?? "",
                 width: lazyimg_image_width(e.image), height: lazyimg_image_height(e.image), structSize: e.struct_size,
                 message: e.message.map { String(cString: $0) } ?? "<NULL>",
-                data: e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.data_size)) } ?? [])
+                data: e.data.map { Array(UnsafeBufferPointer(start: $0, count: e.data_size)) } ?? [],
+                damaged: lazyimg_image_is_damaged(e.image))
             host.received.withLock { $0.append(event) }
             host.onEvent?(host, event)
         }
@@ -89,6 +92,19 @@ final class CHost: @unchecked Sendable {
             }
             _ = lazyimg_dispatch(loader, 0)
         }
+    }
+
+    /// Dispatches until `count` events have arrived or `milliseconds` passed; whether
+    /// they all came. For tests that time how long an event takes.
+    func dispatch(until count: Int, withinMilliseconds milliseconds: Int) -> Bool {
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + Int64(milliseconds)
+        while events.count < count {
+            let left = deadline - clock.nowMilliseconds
+            guard left > 0, lazyimg_wait(loader, Int32(left)) == LAZYIMG_OK else { return events.count >= count }
+            _ = lazyimg_dispatch(loader, 0)
+        }
+        return true
     }
 
     func stats() -> lazyimg_stats {

@@ -1,6 +1,7 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_1 // ThreadSanitizer group 1 (see the Makefile's tsan)
 import CLazyImgHeader
 import Glibc
+import LazyImgCore
 import TestSupport
 import XCTest
 
@@ -142,17 +143,21 @@ final class DiskCacheEndToEndTests: XCTestCase {
     func testRevalidationAsksEvenWhereTheHostsOwnHeadersMayNotGo() throws {
         server.serveWithETag("/scoped.jpg", body: makeJPEG(width: 60, height: 40), etag: "\"s1\"",
                              headers: ["Cache-Control: max-age=0"])
-        let first = try makeHost()
+        // The host's header may go to another origin only. The validators are the
+        // cached response's own, so they go with the request all the same. (Both
+        // loaders have the same header: the disk entry is filed under it.)
+        let makeScopedHost = {
+            try withCStrings(["X-Api-Key: 42", nil]) { headers in
+                try withCStrings(["https://images.invalid", nil]) { origins in
+                    try self.makeHost { $0.http_headers = headers; $0.http_headers_origins = origins }
+                }
+            }
+        }
+        let first = try makeScopedHost()
         let original = loadAll(first, [server.url("/scoped.jpg")])
         XCTAssertEqual(first.destroy(), LAZYIMG_OK)
 
-        // The host's header may go to another origin only. The validators are the
-        // cached response's own, so they go with the request all the same.
-        let second = try withCStrings(["X-Api-Key: 42", nil]) { headers in
-            try withCStrings(["https://images.invalid", nil]) { origins in
-                try makeHost { $0.http_headers = headers; $0.http_headers_origins = origins }
-            }
-        }
+        let second = try makeScopedHost()
         XCTAssertEqual(loadAll(second, [server.url("/scoped.jpg")]), original)
         let asked = try XCTUnwrap(server.requests("/scoped.jpg").last)
         XCTAssertEqual(asked.header("If-None-Match"), "\"s1\"")
@@ -226,6 +231,51 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(server.totalHits, 2 * urls.count)
     }
 
+    /// Issue 17: a FIFO under an entry's name blocked a decode thread in open(); no
+    /// event came and destroy hung.
+    func testEntriesReplacedByFIFOsAreDownloadedAgainWithoutBlocking() throws {
+        let urls = servePhotos()
+        let first = try makeHost()
+        let downloaded = loadAll(first, urls)
+        XCTAssertEqual(first.destroy(), LAZYIMG_OK)
+        let entries = directory.files().filter { $0.path.split(separator: "/").count == 3 }.map { directory.path + "/" + $0.path }
+        XCTAssertEqual(entries.count, 2 * urls.count, "originals and thumbnails")
+        for path in entries {
+            XCTAssertEqual(unlink(path), 0)
+            XCTAssertEqual(mkfifo(path, 0o600), 0)
+        }
+        // A reader blocked in open() on a FIFO is let go by opening it for writing
+        // (which succeeds only while a reader has it open): done every 50 ms from 10 s
+        // on, until destroy has returned, so that a block fails the test instead of
+        // hanging it. (The cache removes the FIFOs it meets; what is opened then is
+        // the entries written since, not counted.)
+        let finished = Locked(false)
+        let releases = Locked(0)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let deadline = DispatchTime.now() + 10
+            while !finished.withLock({ $0 }) {
+                usleep(50_000)
+                guard DispatchTime.now() >= deadline else { continue }
+                for path in entries {
+                    let fd = open(path, O_WRONLY | O_NONBLOCK)
+                    guard fd >= 0 else { continue }
+                    var info = stat()
+                    if fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO { releases.withLock { $0 += 1 } }
+                    close(fd)
+                }
+            }
+            stopped.signal()
+        }
+        let second = try makeHost()
+        XCTAssertEqual(loadAll(second, urls), downloaded)
+        XCTAssertEqual(sources(second), Array(repeating: LAZYIMG_SOURCE_NETWORK, count: urls.count))
+        XCTAssertEqual(second.destroy(), LAZYIMG_OK)
+        finished.withLock { $0 = true }
+        stopped.wait()
+        XCTAssertEqual(releases.withLock { $0 }, 0, "a decode thread blocked in open() on a FIFO")
+    }
+
     func testClearAndRemoveURLSendTheNextRequestToTheNetwork() throws {
         let urls = servePhotos()
         let first = try makeHost()
@@ -281,6 +331,42 @@ final class DiskCacheEndToEndTests: XCTestCase {
         XCTAssertEqual(host.events.first?.source, LAZYIMG_SOURCE_DISK)
         server.release("/held.jpg")
         host.dispatch(until: 2)
+    }
+
+    /// A disk that fills up: a 2 MiB tmpfs under a cache whose limit is far larger.
+    func testOnAFullDiskEveryImageIsDeliveredAndTheFailedWritesCounted() throws {
+        let mountPoint = directory.path + "/cache"
+        XCTAssertEqual(mkdir(mountPoint, 0o700), 0)
+        guard mount("tmpfs", mountPoint, "tmpfs", 0, "size=2m,mode=0700") == 0 else {
+            throw XCTSkip("mounting a tmpfs needs CAP_SYS_ADMIN (errno \(errno))")
+        }
+        defer { umount2(mountPoint, Int32(MNT_DETACH)) }
+        let bodies = (0..<16).map { (i: Int) -> [UInt8] in
+            let first: [UInt8] = [UInt8(i * 13), 0, 0, 255]
+            let second: [UInt8] = [255, 255, UInt8(i * 7), 255]
+            return makeJPEG(width: 480, height: 360, quality: 95,
+                            pattern: .checkerboard(cell: 1 + i % 3, first: first, second: second))
+        }
+        XCTAssertGreaterThan(bodies.reduce(0) { $0 + $1.count }, 3 << 20, "more than the disk holds")
+        let urls = bodies.enumerated().map { i, body in
+            server.serve("/big\(i).jpg", body: body)
+            return server.url("/big\(i).jpg")
+        }
+        let host = try makeHost { $0.disk_cache_bytes = 64 << 20 }
+        let pixels = loadAll(host, urls)
+        XCTAssertEqual(host.events.map(\.type), Array(repeating: LAZYIMG_EVENT_IMAGE, count: urls.count), "every image")
+        XCTAssertTrue(pixels.allSatisfy { !$0.isEmpty })
+        XCTAssertEqual(host.destroy(), LAZYIMG_OK, "waits for the disk writes")
+        let again = try makeHost { $0.disk_cache_bytes = 64 << 20 }
+        XCTAssertEqual(loadAll(again, urls), pixels, "what is on disk is intact, the rest downloaded again")
+        // The writes follow the events they store: wait for one to find the disk full
+        // (under load they came after loadAll returned, and the count read 0).
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + 10_000
+        while again.stats().disk_write_errors == 0 && clock.nowMilliseconds < deadline { usleep(1000) }
+        XCTAssertGreaterThan(again.stats().disk_write_errors, 0, "writes that found the disk full are counted")
+        XCTAssertTrue(again.events.contains { $0.source == LAZYIMG_SOURCE_DISK }, "some entries fitted")
+        XCTAssertEqual(again.events.map(\.type), Array(repeating: LAZYIMG_EVENT_IMAGE, count: urls.count))
     }
 
     func testAnUnusableDirectoryIsAnErrorFromCreate() throws {

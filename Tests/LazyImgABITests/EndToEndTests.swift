@@ -161,7 +161,9 @@ final class EndToEndTests: XCTestCase {
     func testBodiesThatAreNotImagesOrAreCutOrTooLargeFailClearly() throws {
         let jpeg = makeJPEG(width: 200, height: 200)
         server.serve("/page.html", body: Array("<html><body>hello</body></html>".utf8), contentType: "image/jpeg")
-        server.serve("/cut.jpg", body: Array(jpeg.prefix(jpeg.count / 2)))
+        // Cut before its first scan: nothing to show. (Cut inside its scan, it shows
+        // the rows it has, flagged damaged: DamagedImageEndToEndTests.)
+        server.serve("/cut.jpg", body: Array(jpeg.prefix(100)))
         server.serve("/big.jpg", body: jpeg)
         server.serve("/huge.png", body: hugeHeaderPNG())
         let host = try CHost { $0.max_response_bytes = UInt64(jpeg.count - 1) }

@@ -79,6 +79,20 @@ final class FetchTests: XCTestCase {
         XCTAssertEqual(host.events.first?.status, LAZYIMG_E_TOO_LARGE)
     }
 
+    func testMaxResponseBytesHoldsAtTheExactEdge() throws {
+        server.serve("/edge", body: [UInt8](repeating: 7, count: 1000), framing: .chunked)
+        server.serve("/past", body: [UInt8](repeating: 7, count: 1001), framing: .chunked)
+        let host = try CHost { $0.max_response_bytes = 1000 }
+        let (_, edge) = fetch(host, "/edge")
+        let (_, past) = fetch(host, "/past")
+        host.dispatch(until: 2)
+        // The two fetches run at once: their events come in either order.
+        let byTicket = Dictionary(uniqueKeysWithValues: host.events.map { ($0.ticket, $0) })
+        XCTAssertEqual(byTicket[edge]?.status, LAZYIMG_OK)
+        XCTAssertEqual(byTicket[edge]?.data.count, 1000)
+        XCTAssertEqual(byTicket[past]?.status, LAZYIMG_E_TOO_LARGE)
+    }
+
     func testTimeoutAppliesToFetches() throws {
         server.serveGated("/stuck", body: [1])
         defer { server.release("/stuck") }

@@ -35,5 +35,30 @@ final class HTTP2MultiplexTests: XCTestCase {
         XCTAssertEqual(Set(requests.map(\.stream)).count, rows, "a stream per row: \(requests)")
         XCTAssertEqual(host.stats().downloads_started, UInt64(rows))
     }
+
+    /// Streams paused for the memory budget resume (libcurl reopens their HTTP/2
+    /// window): 4 rows of 4 MB through a 1 MiB budget all load.
+    func testStreamsPausedForTheBudgetResume() throws {
+        guard let server = try HTTP2TestServer() else {
+            throw XCTSkip("nghttpd (Debian package nghttp2-server) or openssl could not run an HTTP/2 test server")
+        }
+        defer { server.stop() }
+        let image = makeNoiseJPEG(width: 1100, height: 1100)
+        XCTAssertGreaterThan(image.count, 4 << 20)
+        for n in 0..<4 { try server.serve("/\(n).jpg", body: image) }
+        let caFile = strdup(server.certificatePath)
+        defer { free(caFile) }
+        let host = try CHost {
+            $0.ca_file = UnsafePointer(caFile)
+            $0.target_width = 16
+            $0.decode_queue_bytes = 1 << 20
+        }
+        XCTAssertEqual(host.setItems((0..<4).map { server.url("/\($0).jpg") }), LAZYIMG_OK)
+        XCTAssertEqual(lazyimg_set_visible_range(host.loader, 0, 4), LAZYIMG_OK)
+        for row in 0..<4 { XCTAssertEqual(host.request(row).status, LAZYIMG_PENDING) }
+        host.dispatch(until: 4)
+        XCTAssertEqual(host.events.filter { $0.type == LAZYIMG_EVENT_IMAGE }.count, 4, "\(host.events)")
+        XCTAssertEqual(Set(server.requests.map(\.connection)).count, 1, "streams of one connection")
+    }
 }
 #endif

@@ -34,5 +34,23 @@ final class RetryEndToEndTests: XCTestCase {
         XCTAssertEqual(host.stats().downloads_retried, 1)
         XCTAssertEqual(host.stats().downloads_started, 2)
     }
+
+    func testABodyTheNetworkCutOffIsResumedByItsRetryAndCountedInBytesResumed() throws {
+        let jpeg = makeNoiseJPEG(width: 200, height: 150)
+        let cut = jpeg.count / 2
+        server.serveRanges("/cut.jpg", body: jpeg, validator: "\"c1\"", cutAfter: cut)
+        let host = try CHost()
+        XCTAssertEqual(host.setItems([server.url("/cut.jpg")]), LAZYIMG_OK)
+        let ticket = host.request(0).ticket
+        host.dispatch(until: 1)
+        XCTAssertEqual(host.events.map(\.ticket), [ticket])
+        XCTAssertEqual(host.events.first?.type, LAZYIMG_EVENT_IMAGE, host.events.first?.message ?? "")
+        XCTAssertEqual(host.events.first?.httpStatus, 200)
+        XCTAssertEqual(server.requests("/cut.jpg").map { $0.header("Range") }, [nil, "bytes=\(cut)-"])
+        let stats = host.stats()
+        XCTAssertEqual(stats.downloads_retried, 1)
+        XCTAssertEqual(stats.bytes_resumed, UInt64(cut))
+        XCTAssertEqual(stats.bytes_downloaded, UInt64(jpeg.count), "the cut part and the rest, each once")
+    }
 }
 #endif

@@ -33,6 +33,20 @@ final class StructSizeTests: XCTestCase {
         XCTAssertEqual(create(structSize: MemoryLayout<lazyimg_config>.size + 64), LAZYIMG_OK, "a newer header's struct")
     }
 
+    func testReleasedStatsSizesAreFilledToTheirEnd() throws {
+        let host = try CHost()
+        let alignment = MemoryLayout<lazyimg_stats>.alignment
+        for end in [MemoryLayout<lazyimg_stats>.offset(of: \.in_flight)! + 8,
+                    MemoryLayout<lazyimg_stats>.offset(of: \.decodes_skipped)! + 8] {
+            var stats = lazyimg_stats()
+            stats.struct_size = UInt32((end + alignment - 1) / alignment * alignment)
+            stats.bytes_resumed = 777
+            XCTAssertEqual(lazyimg_get_stats(host.loader, &stats), LAZYIMG_OK, "ends at \(end)")
+            XCTAssertEqual(Int(stats.struct_size), end)
+            XCTAssertEqual(stats.bytes_resumed, 777, "nothing written past a 0.3 caller's struct")
+        }
+    }
+
     func testStatsSizeInsideAFieldIsRefused() throws {
         let host = try CHost()
         for size in [4, 12, MemoryLayout<lazyimg_stats>.offset(of: \.memory_hits)!] {

@@ -34,6 +34,35 @@ final class UntrustedFeedTests: XCTestCase {
     }
 }
 
+/// Replies that break HTTP fail as PROTOCOL, the server's fault, and are never retried.
+extension UntrustedFeedTests {
+    func testARedirectLoopIsAProtocolErrorAndIsNotRetried() throws {
+        // Before: NETWORK, retried 3 times: 24 requests for one row.
+        server.redirect("/loop.png", to: "/loop.png")
+        let events = load(try CHost(), [server.url("/loop.png")])
+        XCTAssertEqual(events.map(\.status), [LAZYIMG_E_PROTOCOL])
+        XCTAssertEqual(events.first?.message, "protocol error: more than 5 redirects (a loop?)")
+        XCTAssertEqual(events.first?.httpStatus, 302)
+        XCTAssertEqual(server.hits("/loop.png"), 6, "the request and 5 redirects, once")
+        XCTAssertTrue(String(cString: lazyimg_strerror(LAZYIMG_E_PROTOCOL)).contains("broke HTTP"))
+    }
+
+    func testEachBrokenReplySaysWhatBrokeInItsEvent() throws {
+        server.serveRaw("/nocontent.png", Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))
+        server.serveRaw("/http09.png", Array("\u{89}PNG raw bytes".utf8))
+        let big = "HTTP/1.1 200 OK\r\nSet-Cookie: a=" + String(repeating: "b", count: 1 << 20) + "\r\n\r\n"
+        server.serveRaw("/cookie.png", Array(big.utf8))
+        let events = load(try CHost(), ["/nocontent.png", "/http09.png", "/cookie.png"].map { server.url($0) })
+        XCTAssertEqual(events.map(\.status), Array(repeating: LAZYIMG_E_PROTOCOL, count: 3))
+        XCTAssertEqual(events.map(\.message), [
+            "protocol error: status 204 has no image for this request",
+            "protocol error: not an HTTP/1.x reply (HTTP/0.9, a malformed or 1xx status line)",
+            "protocol error: response headers too large",
+        ])
+        XCTAssertEqual(server.totalHits, 3, "none retried")
+    }
+}
+
 /// file:// from a feed: refused unless the host opts in, and then never a hang.
 extension UntrustedFeedTests {
     func testFileURLsAreRefusedByDefault() throws {
@@ -93,6 +122,23 @@ extension UntrustedFeedTests {
         var image: OpaquePointer?
         XCTAssertEqual(lazyimg_lookup_url(host.loader, nfd, &image), LAZYIMG_OK)
         XCTAssertEqual(lazyimg_image_width(image), 6, "the cache keeps them apart too")
+        lazyimg_image_release(image)
+    }
+
+    func testBytesPastASCIIInTheQueryArePercentEncodedOnTheWire() throws {
+        // Before: libcurl encoded the path's but sent the query's raw.
+        server.serve("/q.png", body: makePNG(width: 3, height: 3))
+        let host = try CHost()
+        let url = Array(server.url("/q.png?name=caf\u{E9}&raw=").utf8) + [0xFF]
+        let copy = strdup((url + [0]).map { CChar(bitPattern: $0) })
+        defer { free(copy) }
+        var row: UnsafePointer<CChar>? = UnsafePointer(copy)
+        XCTAssertEqual(lazyimg_set_items(host.loader, &row, 1), LAZYIMG_OK)
+        XCTAssertEqual(host.request(0).status, LAZYIMG_PENDING)
+        host.dispatch(until: 1)
+        XCTAssertEqual(server.requests("/q.png").map(\.target), ["/q.png?name=caf%c3%a9&raw=%ff"])
+        var image: OpaquePointer?
+        XCTAssertEqual(lazyimg_lookup_url(host.loader, copy, &image), LAZYIMG_OK, "keyed by the bytes given")
         lazyimg_image_release(image)
     }
 

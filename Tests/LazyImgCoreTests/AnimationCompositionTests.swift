@@ -1,4 +1,4 @@
-#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_4 // ThreadSanitizer group 4 (see the Makefile's tsan)
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_5 // ThreadSanitizer group 5 (see the Makefile's tsan)
 import TestSupport
 import XCTest
 @testable import LazyImgCore
@@ -117,6 +117,7 @@ final class AnimationCompositionTests: XCTestCase {
 
     /// The corpus's animated files (those its README says Pillow read several frames
     /// from): the frame count agrees with Pillow's, the frames with the reference.
+    @discardableResult
     private func compareCorpus(_ folder: String, suffix: String, reference: ([UInt8]) -> ReferenceAnimation?,
                                tolerance: Int, atLeast minimum: Int) throws -> Int {
         let root = try DecodingTestHelpers.corpus(folder)

@@ -1,4 +1,4 @@
-#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_4 // the AddressSanitizer subset, and ThreadSanitizer group 4
+#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_5 // the AddressSanitizer subset, and ThreadSanitizer group 5
 import TestSupport
 import XCTest
 @testable import LazyImgCore

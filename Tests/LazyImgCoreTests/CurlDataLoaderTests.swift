@@ -107,6 +107,60 @@ final class CurlDataLoaderTests: XCTestCase {
         XCTAssertEqual(server.hits("/never"), 1)
     }
 
+    func testRedirectHopsShareOneTimeout() throws {
+        // Before: each hop had timeout_ms of its own, so a row could take 6 times it.
+        server.redirect("/slow-redirect", to: "/slow-target", delayMilliseconds: 600)
+        server.serveSlow("/slow-target", body: [1], delayMilliseconds: 600)
+        let clock = MonotonicClock()
+        let start = clock.nowMilliseconds
+        let response = try fetch(server.url("/slow-redirect"), timeoutMilliseconds: 1000)
+        XCTAssertEqual(response.result.failure, .network, "the second hop had 400 ms left, not 1000")
+        XCTAssertEqual(server.hits("/slow-target"), 1)
+        XCTAssertLessThan(clock.nowMilliseconds - start, 1_500)
+    }
+
+    // MARK: The download budget
+
+    /// Starts `path` charged to `budget`, which already holds more than its limit in
+    /// queued files: the body must wait, whatever the timeout, until they drain.
+    private func fetchWhileTheBudgetIsSpent(_ path: String, body: [UInt8], timeoutMilliseconds: Int,
+                                            pause: TimeInterval) throws -> DataResponse {
+        server.serve(path, body: body)
+        let budget = DownloadBudget(limit: 100_000)
+        budget.queue(150_000)
+        var request = DataRequest(url: ImageURL(server.url(path)), timeoutMilliseconds: timeoutMilliseconds)
+        request.memoryBudget = budget
+        let done = expectation(description: "completion")
+        let early = expectation(description: "a completion before the budget has room")
+        early.isInverted = true
+        let box = Locked<DataResponse?>(nil)
+        let id = makeID()
+        loader.start(id, request) { _, response in
+            box.withLock { $0 = response }
+            early.fulfill()
+            done.fulfill()
+        }
+        XCTAssertTrue(server.waitForHits(path, count: 1, timeoutMilliseconds: eventTimeout))
+        wait(for: [early], timeout: pause)
+        XCTAssertEqual(loader.progress(of: id)?.received, 0, "paused at its first bytes")
+        budget.unqueue(150_000)
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(budget.heldBytes, 0, "the transfer gave its charge back")
+        return try XCTUnwrap(box.withLock { $0 })
+    }
+
+    func testAFullBudgetPausesTheBodyUntilBytesComeBack() throws {
+        let body = randomBytes(300_000)
+        let response = try fetchWhileTheBudgetIsSpent("/budget", body: body, timeoutMilliseconds: 10_000, pause: 0.3)
+        XCTAssertEqual(try response.result.get(), body)
+    }
+
+    func testTimeSpentPausedIsNotCountedAgainstTheTimeout() throws {
+        let body = randomBytes(50_000)
+        let response = try fetchWhileTheBudgetIsSpent("/paused", body: body, timeoutMilliseconds: 400, pause: 0.8)
+        XCTAssertEqual(try response.result.get(), body, "paused for 800 ms, yet within its 400")
+    }
+
     func testHonestContentLengthOverLimitIsTooLarge() throws {
         server.serve("/huge", body: randomBytes(100_000))
         let response = try fetch(server.url("/huge"), maxResponseBytes: 10_000)
@@ -141,14 +195,14 @@ final class CurlDataLoaderTests: XCTestCase {
         XCTAssertEqual(response.result.failure, .network)
     }
 
-    func testTooManyRedirectsIsNetworkError() throws {
+    func testTooManyRedirectsIsAProtocolError() throws {
         // Six hops; the loader follows at most five.
         for hop in 0..<6 {
             server.redirect("/hop\(hop)", to: "/hop\(hop + 1)")
         }
         server.serve("/hop6", body: [1])
         let response = try fetch(server.url("/hop0"))
-        XCTAssertEqual(response.result.failure, .network)
+        XCTAssertEqual(response.result.failure, .protocolViolation(.tooManyRedirects))
         XCTAssertEqual(response.httpStatus, 302)
         XCTAssertEqual(server.hits("/hop6"), 0)
     }

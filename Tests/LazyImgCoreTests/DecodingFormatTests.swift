@@ -15,6 +15,14 @@ final class DecodingFormatTests: XCTestCase {
         XCTAssertEqual(ImageFormat(sniffing: [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]), .tiff)
         XCTAssertEqual(ImageFormat(sniffing: [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0]), .heif)
         XCTAssertEqual(ImageFormat(sniffing: [0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [0, 0, 0, 0]), .avif)
+        // The generic brand: the compatible brands name the codec.
+        XCTAssertEqual(ImageFormat(sniffing: [0, 0, 0, 0x18] + Array("ftypmif1".utf8) + [0, 0, 0, 0] + Array("avif".utf8)),
+                       .avif)
+        XCTAssertEqual(ImageFormat(sniffing: [0, 0, 0, 0x18] + Array("ftypmif1".utf8) + [0, 0, 0, 0] + Array("heic".utf8)),
+                       .heif)
+        // A compatible brand past the ftyp box's own size does not count.
+        XCTAssertEqual(ImageFormat(sniffing: [0, 0, 0, 0x10] + Array("ftypmif1".utf8) + [0, 0, 0, 0] + Array("avif".utf8)),
+                       .heif)
     }
 
     func testRejectsNearMisses() {
@@ -25,13 +33,23 @@ final class DecodingFormatTests: XCTestCase {
         XCTAssertNil(ImageFormat(sniffing: Array("<html><body>".utf8)))
     }
 
-    func testJPEGPNGGIFAndWebPAreDecodable() {
+    func testJPEGPNGGIFAndWebPAreDecodableAndAVIFAndHEIFAsBuilt() {
         for format in [ImageFormat.jpeg, .png, .gif, .webp] {
             XCTAssertTrue(format.isDecodable, "\(format)")
         }
-        for format in [ImageFormat.bmp, .tiff, .heif, .avif] {
+        for format in [ImageFormat.bmp, .tiff] {
             XCTAssertFalse(format.isDecodable, "\(format)")
         }
+        #if LAZYIMG_AVIF
+        XCTAssertTrue(ImageFormat.avif.isDecodable)
+        #else
+        XCTAssertFalse(ImageFormat.avif.isDecodable)
+        #endif
+        #if LAZYIMG_HEIF
+        XCTAssertTrue(ImageFormat.heif.isDecodable)
+        #else
+        XCTAssertFalse(ImageFormat.heif.isDecodable)
+        #endif
     }
 
     func testSniffedFormatHasANameForMessages() {

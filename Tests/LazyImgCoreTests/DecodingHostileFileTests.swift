@@ -1,4 +1,4 @@
-#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_3 // the AddressSanitizer subset, and ThreadSanitizer group 3
+#if !LAZYIMG_SUBSET || LAZYIMG_ASAN_SUBSET || LAZYIMG_TSAN_SUBSET_5 // the AddressSanitizer subset, and ThreadSanitizer group 5
 import LazyImgCore
 import TestSupport
 import XCTest
@@ -27,6 +27,22 @@ final class DecodingHostileFileTests: XCTestCase {
         XCTAssertNil(DecodedImage(width: Int.max / 2, height: 1, sourceWidth: 1, sourceHeight: 1))
         XCTAssertNil(DecodedImage(width: 1 << 20, height: 1 << 20, sourceWidth: 1, sourceHeight: 1))
         XCTAssertNotNil(DecodedImage(width: 64, height: 64, sourceWidth: 64, sourceHeight: 64))
+    }
+
+    func testAFillCropCountsTheShrunkImageItCutsFrom() throws {
+        // 16 x 40,000 filling a 16 x 16 box shrinks to 16 x 40,000 before the crop
+        // (2.4 MiB): the file's aspect ratio, not the box, sizes that buffer.
+        let small = DecodeLimits(maxWorkingBytes: 1 << 20)
+        let fill = DecodeOptions(target: TargetSize(width: 16, height: 16), fit: .fill)
+        let fit = DecodeOptions(target: TargetSize(width: 16, height: 16))
+        for file in [makeFlatPNG(width: 16, height: 40_000, colorType: .gray), makeFlatJPEG(width: 16, height: 40_000, layout: .gray)] {
+            let decoder = ImageDecoder()
+            XCTAssertThrowsError(try decoder.decode(file, options: fill, limits: small)) { error in
+                XCTAssertEqual(error as? LoaderError, .tooLarge)
+            }
+            XCTAssertTrue(decoder.lastFailureReason.contains("of 16x40000: needs 2."), decoder.lastFailureReason)
+            XCTAssertEqual(try decoder.decode(file, options: fit, limits: small).height, 16, "fitted, nothing is cut")
+        }
     }
 
     // MARK: JPEG: coefficients and scans (items 10 and 14)
@@ -71,6 +87,16 @@ final class DecodingHostileFileTests: XCTestCase {
     func testJPEGWith65500ScansIsRefusedBeforeDecoding() {
         let scans = makeManyScanJPEG(width: 8, height: 8, repeats: 65_499)
         XCTAssertEqual(refusal(scans), "JPEG with 65500 scans (at most 500 are decoded)")
+    }
+
+    func testFrameHeaderBehindJunkBytesIsStillCounted() {
+        // libjpeg skips junk between segments to the next marker (with a warning), so
+        // the cost is read past it too.
+        let crafted = settingJPEGFrameSize(makeJPEG(width: 16, height: 16, progressive: true), width: 7000, height: 7000)
+        guard let dqt = crafted.indices.dropLast().first(where: { crafted[$0] == 0xFF && crafted[$0 + 1] == 0xDB })
+        else { return XCTFail("no DQT") }
+        let junk = Array(crafted[..<dqt]) + [0x12, 0x34, 0xFF, 0x00, 0x56] + Array(crafted[dqt...])
+        XCTAssertTrue(refusal(junk).hasPrefix("progressive JPEG of 7000x7000"))
     }
 
     // MARK: PNG: chunks (item 14, held bombs)

@@ -54,9 +54,11 @@ final class DecodingJPEGTests: XCTestCase {
                                                limits: DecodeLimits(maxPixels: 9_999))
     }
 
-    func testTruncatedIsADecodeError() {
+    func testCutBeforeItsScanIsADecodeError() {
+        // Cut-off scans are shown as damaged (DecodingDamagedFileTests); a file cut
+        // before its frame or scan header has nothing to show.
         let jpeg = makeJPEG(width: 128, height: 128, pattern: .fineChecker)
-        for keep in [jpeg.count / 2, jpeg.count - 2, 3, 40] {
+        for keep in [3, 40, 200] {
             DecodingTestHelpers.assertDecodeThrows(.decode, Array(jpeg.prefix(keep)), "kept \(keep) bytes")
         }
     }

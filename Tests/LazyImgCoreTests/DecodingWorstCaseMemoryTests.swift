@@ -1,4 +1,4 @@
-#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 3 (see the Makefile's tsan)
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_5 // ThreadSanitizer group 5 (see the Makefile's tsan)
 import Glibc
 import LazyImgCore
 import TestSupport
@@ -126,6 +126,16 @@ final class DecodingWorstCaseMemoryTests: XCTestCase {
                     ceiling: Self.withinWorkingLimit, expect: "ok 64x1")
     }
 
+    func testFillCropOfATallPNG() throws {
+        // Filling the 64 px box, a 64-pixel-wide file shrinks to its own height first.
+        let within = 240_000 * Self.working / DecodeLimits.defaultMaxWorkingBytes
+        let over = 270_000 * Self.working / DecodeLimits.defaultMaxWorkingBytes
+        try measure("PNG 64x\(within), filling the box", makeFlatPNG(width: 64, height: within, colorType: .gray),
+                    fill: true, ceiling: Self.withinWorkingLimit, expect: "ok 64x64")
+        try measure("PNG 64x\(over), filling the box", makeFlatPNG(width: 64, height: over, colorType: .gray),
+                    fill: true, ceiling: Self.allowance, expect: "tooLarge")
+    }
+
     func testInterlacedGIFFrame() throws {
         // Interlaced lines are kept as palette indices, a byte a pixel.
         let side = Self.side(7000)
@@ -139,7 +149,7 @@ final class DecodingWorstCaseMemoryTests: XCTestCase {
 extension DecodingWorstCaseMemoryTests {
     /// Decodes `bytes` into the 64 x 64 box in a child process and checks what it
     /// reports: the outcome, and a peak within `ceiling`.
-    private func measure(_ name: String, _ bytes: [UInt8], ceiling: Int, expect outcome: String,
+    private func measure(_ name: String, _ bytes: [UInt8], fill: Bool = false, ceiling: Int, expect outcome: String,
                          file: StaticString = #filePath, line: UInt = #line) throws {
         try XCTSkipIf(ProcessResources.underThreadSanitizer, "resident memory under ThreadSanitizer is its shadow memory")
         XCTAssertFalse(bytes.isEmpty, "the test image could not be made", file: file, line: line)
@@ -148,7 +158,8 @@ extension DecodingWorstCaseMemoryTests {
         let input = directory.path + "/input", report = directory.path + "/report"
         try write(bytes, to: input)
         let child = try ChildProcess(test: "LazyImgCoreTests.DecodingWorstCaseMemoryTests/testDecodeInThisProcess",
-                                     environment: ["LAZYIMG_PEAK_INPUT": input, "LAZYIMG_PEAK_REPORT": report])
+                                     environment: ["LAZYIMG_PEAK_INPUT": input, "LAZYIMG_PEAK_REPORT": report,
+                                                   "LAZYIMG_PEAK_FIT": fill ? "fill" : "fit"])
         XCTAssertEqual(child.wait(), 0, "the child process failed: \(name)", file: file, line: line)
         let fields = String(decoding: try read(report), as: UTF8.self).split(separator: " ")
         guard fields.count >= 3, let growth = Int(fields[0]), let cpu = Int(fields[1]) else {
@@ -178,7 +189,8 @@ extension DecodingWorstCaseMemoryTests {
             let start = Self.cpuMicroseconds()
             let outcome: String
             do {
-                let image = try decoder.decode(bytes, target: Self.box, limits: Self.limits)
+                let fit: FitMode = ChildProcess.environment("LAZYIMG_PEAK_FIT") == "fill" ? .fill : .fit
+                let image = try decoder.decode(bytes, options: DecodeOptions(target: Self.box, fit: fit), limits: Self.limits)
                 outcome = "ok \(image.width)x\(image.height)"
             } catch {
                 outcome = "\(error)"

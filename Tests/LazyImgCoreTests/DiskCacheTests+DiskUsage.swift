@@ -54,7 +54,7 @@ extension DiskCacheTests {
     func testDuOfTheDirectoryStaysWithinTheLimitFromSeveralThreadsAndAfterAReopen() throws {
         let limit = 3 << 20
         // The slack the bound allows: one entry, the largest these tests write.
-        let oneEntry = DiskCacheSpace(directory: directory.path, limit: limit).charge(size: 91_000)
+        let oneEntry = DiskCacheSpace(directory: try DiskCacheDirectory(path: directory.path), limit: limit).charge(size: 91_000)
         do {
             let cache = try open(limit: limit)
             fill(cache, keys: 0..<600, threads: 4)

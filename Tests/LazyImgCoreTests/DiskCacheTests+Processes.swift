@@ -57,25 +57,30 @@ extension DiskCacheTests {
         return found
     }
 
+    /// Starts a writer of keys 0..<60, lets it store `stores` entries, then kills it
+    /// wherever it is; returns how many stores it reported.
+    private func killWriter(afterStores stores: Int, limit: Int) throws -> Int {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let child = try ChildProcess(test: Self.writerTest, environment: [
+            "LAZYIMG_TEST_CACHE_DIR": directory.path, "LAZYIMG_TEST_LIMIT": "\(limit)",
+            "LAZYIMG_TEST_FIRST": "0", "LAZYIMG_TEST_COUNT": "60", "LAZYIMG_TEST_ROUNDS": "1000",
+            "LAZYIMG_TEST_PROGRESS_FD": "\(fds[1])",
+        ])
+        close(fds[1])
+        var seen = 0
+        var byte: UInt8 = 0
+        while seen < stores, read(fds[0], &byte, 1) == 1 { seen += 1 }
+        child.kill()
+        close(fds[0])
+        return seen
+    }
+
     func testWritersKilledAtRandomMomentsLeaveOnlyIntactEntriesWithinTheLimit() throws {
         let limit = 400_000
         for iteration in 0..<25 {
-            var fds: [Int32] = [0, 0]
-            XCTAssertEqual(pipe(&fds), 0)
-            let child = try ChildProcess(test: Self.writerTest, environment: [
-                "LAZYIMG_TEST_CACHE_DIR": directory.path, "LAZYIMG_TEST_LIMIT": "\(limit)",
-                "LAZYIMG_TEST_FIRST": "0", "LAZYIMG_TEST_COUNT": "60", "LAZYIMG_TEST_ROUNDS": "1000",
-                "LAZYIMG_TEST_PROGRESS_FD": "\(fds[1])",
-            ])
-            close(fds[1])
-            // Let it store a random number of entries, then kill it wherever it is.
-            var seen = 0
             let wanted = Int.random(in: 1...40)
-            var byte: UInt8 = 0
-            while seen < wanted, read(fds[0], &byte, 1) == 1 { seen += 1 }
-            child.kill()
-            close(fds[0])
-            XCTAssertEqual(seen, wanted, "iteration \(iteration): the writer died early")
+            XCTAssertEqual(try killWriter(afterStores: wanted, limit: limit), wanted, "iteration \(iteration): the writer died early")
             // At most the one entry being written may be over: its temp file.
             XCTAssertLessThanOrEqual(bytesInSubdirectories(), limit + 100_000, "iteration \(iteration)")
             XCTAssertLessThanOrEqual(try diskUsage(directory.path), limit + 100_000, "du, iteration \(iteration)")
@@ -83,6 +88,27 @@ extension DiskCacheTests {
         let found = try checkIntact(keys: 0..<60, limit: limit)
         XCTAssertGreaterThan(found, 0)
         XCTAssertFalse(directory.files().contains { $0.path.contains("/.tmp-") }, "temp files of dead writers removed")
+    }
+
+    /// Issue 17's "held" case: a second process keeps writing and reading the same
+    /// keys while the first is killed mid-write again and again.
+    func testAWriterKilledAgainAndAgainBesideAnotherNeverLeavesItAMismatchedEntry() throws {
+        let limit = 400_000
+        let steady = try ChildProcess(test: Self.writerTest, environment: [
+            "LAZYIMG_TEST_CACHE_DIR": directory.path, "LAZYIMG_TEST_LIMIT": "\(limit)",
+            "LAZYIMG_TEST_FIRST": "0", "LAZYIMG_TEST_COUNT": "60", "LAZYIMG_TEST_ROUNDS": "1000000",
+        ])
+        for iteration in 0..<20 {
+            let wanted = Int.random(in: 1...30)
+            XCTAssertEqual(try killWriter(afterStores: wanted, limit: limit), wanted,
+                           "iteration \(iteration): the killed writer died early (as on reading a wrong body)")
+            var status: Int32 = 0
+            XCTAssertEqual(waitpid(steady.pid, &status, WNOHANG), 0, "iteration \(iteration): the other writer still runs")
+        }
+        _ = Glibc.kill(steady.pid, SIGKILL)
+        XCTAssertEqual(steady.wait(), 128 + SIGKILL, "killed by us, never exited on a wrong body (3)")
+        XCTAssertGreaterThan(try checkIntact(keys: 0..<60, limit: limit, slack: 200_000), 0)
+        XCTAssertLessThanOrEqual(try diskUsage(directory.path), limit + 200_000, "du: the limit and two writes in progress")
     }
 
     func testTwoProcessesShareOneDirectoryWithinItsLimit() throws {

@@ -120,6 +120,8 @@ final class PolicyHarness {
          jitter: @escaping @Sendable () -> Double = { 0.5 }, file: StaticString = #filePath, line: UInt = #line) throws {
         var config = LoaderConfiguration()
         config.maxConcurrentDownloads = maxConcurrent
+        // The fake rows share one host: its cap is HostSlotsTests' subject, not theirs.
+        config.maxHostConnections = maxConcurrent
         config.prefetchRows = prefetchRows
         config.retryAfterMilliseconds = 2_000
         config.decodeThreads = 1
@@ -149,7 +151,7 @@ final class PolicyHarness {
     /// not). Polls the loader's own count, yielding the core; fails after 10 s.
     func waitForDecodes(file: StaticString = #filePath, line: UInt = #line) {
         let deadline = MonotonicClock().nowMilliseconds + 10_000
-        while loader.state.withLock({ $0.decodeQueuedBytes }) > 0 {
+        while loader.downloadBudget.heldBytes > 0 {
             guard MonotonicClock().nowMilliseconds < deadline else {
                 return XCTFail("decodes still queued after 10 s", file: file, line: line)
             }

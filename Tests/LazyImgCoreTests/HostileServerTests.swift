@@ -89,6 +89,72 @@ extension HostileServerTests {
         XCTAssertEqual(listed.requests("/img").first?.header("X-Api-Key"), "k", "listed, reached by a redirect")
     }
 
+    func testTheBodiesOfAllHopsShareOneLimit() throws {
+        // Before: each hop had max_response_bytes of its own, 6 times it in all.
+        let page = [UInt8](repeating: 0x41, count: 600_000)
+        let redirect = "HTTP/1.1 302 Found\r\nLocation: /end\r\nContent-Length: \(page.count)\r\n\r\n"
+        server.serveRaw("/big-redirect", Array(redirect.utf8) + page)
+        server.serve("/end", body: page)
+        let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/big-redirect"), maxResponseBytes: 1_000_000)))
+        XCTAssertEqual(response.error, .tooLarge)
+        XCTAssertLessThanOrEqual(response.bytesReceived, 1_000_000 + 16 << 10, "cut at the limit (and a chunk)")
+        let within = try XCTUnwrap(fetch(DataRequest(url: server.url("/big-redirect"), maxResponseBytes: 1_200_000)))
+        XCTAssertEqual(try within.result.get(), page, "the redirect's page is counted but not kept")
+        XCTAssertEqual(within.bytesReceived, 1_200_000)
+    }
+
+    func testRedirectsToOtherProtocolsAreRefused() throws {
+        let elsewhere = try other()
+        for scheme in ["file", "ftp", "gopher", "dict", "scp", "sftp", "ldap", "telnet", "tftp", "smb"] {
+            server.redirect("/to-\(scheme)", to: "\(scheme)://127.0.0.1:\(elsewhere.port)/img")
+            XCTAssertEqual(fetch(DataRequest(url: server.url("/to-\(scheme)")))?.error, .badURL, scheme)
+        }
+        XCTAssertEqual(elsewhere.connectionsAccepted, 0, "no hop left http(s)")
+    }
+
+    func testHeadersStayWithTheirOriginAcrossHopsAndAwayFromUserInfoTricks() throws {
+        let elsewhere = try other()
+        server.redirect("/a", to: elsewhere.url("/b"))
+        elsewhere.redirect("/b", to: server.url("/c"))
+        server.serve("/c", body: [3])
+        let secret = ["X-Api-Key: s3cret"]
+        XCTAssertEqual(try fetch(DataRequest(url: server.url("/a"), headers: secret))?.result.get(), [3])
+        XCTAssertEqual(server.requests("/a").first?.header("X-Api-Key"), "s3cret")
+        XCTAssertNil(elsewhere.requests("/b").first?.header("X-Api-Key"), "never to B")
+        XCTAssertEqual(server.requests("/c").first?.header("X-Api-Key"), "s3cret", "back on A, A's again")
+
+        // The origin's own host:port as user info, the connection to another host.
+        elsewhere.serve("/d", body: [4])
+        server.redirect("/trick", to: "http://127.0.0.1:\(server.port)@127.0.0.1:\(elsewhere.port)/d")
+        XCTAssertEqual(try fetch(DataRequest(url: server.url("/trick"), headers: secret))?.result.get(), [4])
+        XCTAssertNil(elsewhere.requests("/d").first?.header("X-Api-Key"), "user info names no origin")
+    }
+
+    func testCompressedBodiesAreNeverInflated() throws {
+        // 256 KiB of zeros in 289 bytes of gzip (and 277 of zlib): a bomb, had libcurl
+        // been asked to decode; delivered as sent, within a 64 KiB limit.
+        let gzip = hex("1f8b0800000000000203edc13101000000c2a0f54fed6d07a0") + [UInt8](repeating: 0, count: 254)
+            + hex("de0022ea0ee200000400")
+        let zlib = hex("78daedc13101000000c2a0f54fed6d07a0") + [UInt8](repeating: 0, count: 254) + hex("de00003c0001")
+        for (encoding, body) in [("gzip", gzip), ("deflate", zlib), ("br", gzip)] {
+            server.serve("/\(encoding)", body: body, headers: ["Content-Encoding: \(encoding)"])
+            let response = try XCTUnwrap(fetch(DataRequest(url: server.url("/\(encoding)"), maxResponseBytes: 64 << 10)))
+            XCTAssertEqual(try response.result.get(), body, encoding)
+            XCTAssertNil(server.requests("/\(encoding)").first?.header("Accept-Encoding"))
+        }
+    }
+
+    private func hex(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            bytes.append(UInt8(text[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return bytes
+    }
+
     func testRedirectHopsCountBytesAndStopAtTheLimit() throws {
         server.serve("/end", body: [1, 2])
         server.redirect("/r0", to: "/end")
@@ -96,7 +162,7 @@ extension HostileServerTests {
         XCTAssertEqual(try response.result.get(), [1, 2])
         XCTAssertEqual(response.httpStatus, 200)
         server.redirect("/loop", to: "/loop")
-        XCTAssertEqual(fetch(DataRequest(url: server.url("/loop")))?.error, .network)
+        XCTAssertEqual(fetch(DataRequest(url: server.url("/loop")))?.error, .protocolViolation(.tooManyRedirects))
         XCTAssertEqual(server.hits("/loop"), 6, "the first request and 5 redirects")
     }
 }

@@ -157,7 +157,7 @@ final class LoaderRetryTests: XCTestCase {
 
     func testHostsAreTheURLsAuthority() {
         func host(_ url: String) -> String? {
-            HostBackoff.host(of: ImageURL(url)).map { String(decoding: $0, as: UTF8.self) }
+            ImageURL(url).httpAuthority.map { String(decoding: $0, as: UTF8.self) }
         }
         XCTAssertEqual(host("http://a.test/x.jpg"), "a.test")
         XCTAssertEqual(host("https://u@a.test:8443?q"), "u@a.test:8443")

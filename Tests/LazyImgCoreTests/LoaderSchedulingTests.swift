@@ -168,8 +168,14 @@ final class LoaderSchedulingTests: XCTestCase {
             try h.loader.setVisibleRange(first: 0, count: 10)
             completeAll(h)
             // Without a target, a list that stops at a minimum speed teaches that speed
-            // with its first fling; a target's distance times even its first fling.
-            if !announcingTarget && physics.stopSpeed > 1 { _ = fling(physics, from: 0, in: h) }
+            // with its first flings (never one alone); a target's distance times even
+            // its first fling.
+            if !announcingTarget && physics.stopSpeed > 1 {
+                for start in [0, 400, 800] {
+                    try h.loader.setVisibleRange(first: start, count: 10)
+                    _ = fling(physics, from: start, in: h)
+                }
+            }
             try h.loader.setVisibleRange(first: 1_000, count: 10)
             completeAll(h)
             let startedBefore = h.transport.startedURLs.count

@@ -15,11 +15,26 @@ final class TLSVerificationTests: XCTestCase {
         XCTAssertEqual(server.handshakeOutcome(), "handshake-failed", "the TLS handshake itself was refused")
     }
 
+    func testTheEnvironmentsCAVariablesNeverTrustAServer() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let names = ["SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE"]
+        let path = server.certificatePath
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        for (name, value) in zip(names, [server.certificatePath, directory, server.certificatePath]) {
+            setenv(name, value, 1)
+        }
+        defer { names.forEach { unsetenv($0) } }
+        let response = try fetch(server.url("/image.png"), policy: NetworkPolicy())
+        XCTAssertEqual(error(of: response), .tls, "only ca_file trusts a private authority")
+        XCTAssertEqual(server.handshakeOutcome(), "handshake-failed")
+    }
+
     func testCAFileTrustsAPrivateAuthority() throws {
         let server = try startServer()
         defer { server.stop() }
         var policy = NetworkPolicy()
-        policy.caFile = server.certificatePath
+        policy.trustedAuthorities = try TrustedAuthorities(readingFile: Array(server.certificatePath.utf8))
         let response = try fetch(server.url("/image.png"), policy: policy)
         XCTAssertEqual(try response.result.get(), Array("abc".utf8))
         XCTAssertEqual(server.handshakeOutcome(), "handshake-ok")
@@ -33,7 +48,7 @@ final class TLSVerificationTests: XCTestCase {
         let server = try startServer(response: redirect)
         defer { server.stop() }
         var policy = NetworkPolicy()
-        policy.caFile = server.certificatePath
+        policy.trustedAuthorities = try TrustedAuthorities(readingFile: Array(server.certificatePath.utf8))
         let response = try fetch(server.url("/image.png"), policy: policy)
         XCTAssertEqual(server.handshakeOutcome(), "handshake-ok")
         XCTAssertEqual(error(of: response), .badURL, "no downgrade from https to http")

@@ -12,7 +12,7 @@ final class TransferReuseTests: XCTestCase {
 
     /// A coalescer on a fake network and clock, two clients, and the first client's
     /// download of `url` ended with `body` and `cacheControl`.
-    private func ended(body: [UInt8] = [1, 2, 3], httpStatus: Int = 200, cacheControl: String? = nil)
+    private func ended(body: [UInt8] = [1, 2, 3], httpStatus: Int = 200, cacheControl: String? = nil, vary: String? = nil)
         -> (network: FakeTransport, clock: ManualClock, coalescer: TransferCoalescer, second: any DataLoading)
     {
         let network = FakeTransport()
@@ -22,7 +22,7 @@ final class TransferReuseTests: XCTestCase {
         let got = expectation(description: "the first client's completion")
         first.start(1, request(url)) { _, _ in got.fulfill() }
         network.complete(url, with: .success(body), httpStatus: httpStatus,
-                         cacheHeaders: HTTPCacheHeaders(cacheControl: cacheControl))
+                         cacheHeaders: HTTPCacheHeaders(cacheControl: cacheControl, vary: vary))
         wait(for: [got], timeout: 10)
         return (network, clock, coalescer, coalescer.makeClient())
     }
@@ -47,6 +47,9 @@ final class TransferReuseTests: XCTestCase {
             XCTAssertNil(second.startOrReuse(7, request(url), completion: noCompletion), why)
             XCTAssertEqual(network.startedURLs, [url, url], why)
         }
+        let (varying, _, _, next) = ended(cacheControl: "max-age=60", vary: "Accept, *")
+        XCTAssertNil(next.startOrReuse(7, request(url), completion: noCompletion), "Vary: * matches no other request")
+        XCTAssertEqual(varying.startedURLs, [url, url])
         let (network, _, _, second) = ended(cacheControl: "max-age=60")
         XCTAssertNotNil(second.startOrReuse(7, request(url), completion: noCompletion), "fresh for a minute")
         XCTAssertNil(second.startOrReuse(8, request(url, headers: ["X-A: b"]), completion: noCompletion),

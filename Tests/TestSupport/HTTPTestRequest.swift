@@ -18,6 +18,14 @@ public struct HTTPTestRequest: Sendable {
         return headers.first { $0.name.lowercased() == wanted }?.value
     }
 
+    /// Whether the Accept header names `mediaType` itself (not through a wildcard), as
+    /// image CDNs check before sending a newer format.
+    func accepts(_ mediaType: String) -> Bool {
+        (header("Accept") ?? "").split(separator: ",").contains {
+            ($0.split(separator: ";").first ?? "").filter { $0 != " " && $0 != "\t" }.lowercased() == mediaType
+        }
+    }
+
     /// HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 closes it.
     var wantsKeepAlive: Bool {
         let connection = header("Connection")?.lowercased()

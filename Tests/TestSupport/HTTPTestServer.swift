@@ -26,6 +26,21 @@ public final class HTTPTestServer: @unchecked Sendable {
         case declaredLength(Int)
     }
 
+    /// How a route that serves byte ranges answers a `Range` request whose
+    /// If-Range names its validator (any other If-Range gets the whole body).
+    public enum RangeAnswer: Sendable {
+        /// 206 with the bytes asked for.
+        case honour
+        /// 200 with the whole body: a server that says it serves ranges, and does not.
+        case ignore
+        /// 206 with the bytes asked for, under a Content-Range that says they are
+        /// others (`by` bytes further on, of a body `by` bytes longer).
+        case misplace(by: Int)
+        /// 206 with an honest Content-Range, then `extra` bytes more than it said
+        /// (chunked, so nothing on the wire frames them away).
+        case overlong(extra: Int)
+    }
+
     private enum Hold {
         case none
         /// Until `release(path)`, the client hangs up, or the server stops.
@@ -45,6 +60,21 @@ public final class HTTPTestServer: @unchecked Sendable {
         var stallAfter: Int? = nil
         /// When set, a request whose If-None-Match names it gets 304 and no body.
         var etag: String? = nil
+        /// When set, the body depends on this request header's value; a value not
+        /// listed (or none) gets 403.
+        var bodiesByHeader: (name: String, bodies: [String: [UInt8]])? = nil
+        /// When set, these bytes are the whole response, as they are, and the
+        /// connection closes after them: for replies that are not HTTP/1.1.
+        var raw: [UInt8]? = nil
+        /// When set, the body goes out one byte per this many milliseconds.
+        var trickleMilliseconds: Int? = nil
+        /// When set, the body and Content-Type are chosen by the request's Accept.
+        var variants: [(mediaType: String, body: [UInt8])] = []
+        /// When set, `Range` requests are answered so, with this If-Range validator.
+        var ranges: (answer: RangeAnswer, validator: String)? = nil
+        /// When set, a whole-body answer announces the whole body, sends this many
+        /// bytes of it, and closes.
+        var cutAfter: Int? = nil
     }
 
     public let port: Int
@@ -114,6 +144,30 @@ public final class HTTPTestServer: @unchecked Sendable {
                              body: body, framing: .contentLength, hold: .none, etag: etag))
     }
 
+    /// Negotiates as an image CDN does: the first of `variants` whose media type the
+    /// request's Accept names, else the last (the original), with Vary: Accept.
+    public func serveNegotiated(_ path: String, variants: [(mediaType: String, body: [UInt8])]) {
+        addRoute(path, Route(status: 200, headers: ["Vary: Accept"], body: [], framing: .contentLength, hold: .none,
+                             variants: variants))
+    }
+
+    /// Serves `body` as a server of byte ranges does: `Accept-Ranges: bytes`, and
+    /// the validator as an ETag, or (`lastModified`) as a Last-Modified date with a
+    /// Date a minute later. `Range` requests are answered as `ranges` says.
+    /// `stallAfter`: sends that many body bytes, then holds the rest until
+    /// `release(path)`. `cutAfter`: a whole-body answer announces the whole body,
+    /// sends that many bytes, and closes.
+    public func serveRanges(_ path: String, body: [UInt8], validator: String, lastModified: Bool = false,
+                            ranges: RangeAnswer = .honour, stallAfter: Int? = nil, cutAfter: Int? = nil,
+                            headers: [String] = []) {
+        let validatorLines = lastModified
+            ? ["Last-Modified: \(validator)", "Date: " + Self.minuteLater(validator)] : ["ETag: \(validator)"]
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream", "Accept-Ranges: bytes"]
+                                + validatorLines + headers,
+                             body: body, framing: .contentLength, hold: .none, stallAfter: stallAfter,
+                             ranges: (ranges, validator), cutAfter: cutAfter))
+    }
+
     /// Holds the whole response for `delayMilliseconds`, or until `release(path)`.
     public func serveSlow(_ path: String, body: [UInt8], delayMilliseconds: Int, status: Int = 200) {
         addRoute(path, Route(status: status, headers: ["Content-Type: application/octet-stream"],
@@ -125,6 +179,15 @@ public final class HTTPTestServer: @unchecked Sendable {
     public func serveGated(_ path: String, body: [UInt8], status: Int = 200) {
         addRoute(path, Route(status: status, headers: ["Content-Type: application/octet-stream"],
                              body: body, framing: .contentLength, hold: .gate))
+    }
+
+    /// Answers each value of the request header `name` with its own body (a server
+    /// that answers per token), and any other value, or none, with 403. `gated`: held
+    /// as `serveGated` holds.
+    public func serveByHeader(_ path: String, _ name: String, bodies: [String: [UInt8]], headers: [String] = [],
+                              gated: Bool = false) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"] + headers, body: [],
+                             framing: .contentLength, hold: gated ? .gate : .none, bodiesByHeader: (name, bodies)))
     }
 
     /// Announces `body.count` bytes, sends the first `sentBytes`, then closes.
@@ -140,9 +203,23 @@ public final class HTTPTestServer: @unchecked Sendable {
                              framing: .contentLength, hold: .none, stallAfter: sentBytes))
     }
 
-    public func redirect(_ path: String, to location: String, status: Int = 302) {
-        addRoute(path, Route(status: status, headers: ["Location: \(location)"], body: [],
-                             framing: .contentLength, hold: .none))
+    /// Announces `body` and sends it one byte every `intervalMilliseconds`: a slowloris
+    /// server, never silent for long, never done in time.
+    public func serveTrickling(_ path: String, body: [UInt8], intervalMilliseconds: Int) {
+        addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream"], body: body,
+                             framing: .contentLength, hold: .none, trickleMilliseconds: intervalMilliseconds))
+    }
+
+    /// Sends exactly `bytes` (status line, headers and body as given, or anything
+    /// else), then closes the connection.
+    public func serveRaw(_ path: String, _ bytes: [UInt8]) {
+        addRoute(path, Route(status: 0, headers: [], body: [], framing: .untilClose, hold: .none, raw: bytes))
+    }
+
+    /// Answers with a redirect to `location`, after `delayMilliseconds` when given.
+    public func redirect(_ path: String, to location: String, status: Int = 302, delayMilliseconds: Int? = nil) {
+        addRoute(path, Route(status: status, headers: ["Location: \(location)"], body: [], framing: .contentLength,
+                             hold: delayMilliseconds.map { .delay(milliseconds: $0) } ?? .none))
     }
 
     /// Lets held responses on `path` go, now and for later requests.
@@ -320,6 +397,10 @@ public final class HTTPTestServer: @unchecked Sendable {
             let head = "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(notFound.count)\r\n\r\n"
             return send(connection, Array(head.utf8) + notFound) && request.wantsKeepAlive
         }
+        if let raw = route.raw {
+            _ = send(connection, raw)
+            return false
+        }
         switch route.hold {
         case .none:
             break
@@ -329,9 +410,47 @@ public final class HTTPTestServer: @unchecked Sendable {
             guard hold(connection, path: request.path, milliseconds: milliseconds) else { return false }
         }
 
+        if let (name, bodies) = route.bodiesByHeader {
+            if let body = request.header(name).flatMap({ bodies[$0] }) {
+                route.body = body
+            } else {
+                route.status = 403
+                route.body = Array("forbidden\n".utf8)
+            }
+        }
+        if let chosen = route.variants.first(where: { request.accepts($0.mediaType) }) ?? route.variants.last {
+            route.body = chosen.body
+            route.headers.append("Content-Type: \(chosen.mediaType)")
+        }
         if let etag = route.etag, request.header("If-None-Match") == etag {
             route.status = 304
             route.body = []
+        }
+        if let (answer, validator) = route.ranges, route.status == 200, request.header("If-Range") ?? validator == validator,
+           let asked = request.header("Range").flatMap({ Self.byteRange($0, of: route.body.count) }) {
+            let count = route.body.count
+            switch answer {
+            case .honour:
+                route.headers.append("Content-Range: bytes \(asked.lowerBound)-\(asked.upperBound)/\(count)")
+            case .ignore:
+                break
+            case .misplace(let by):
+                route.headers.append("Content-Range: bytes \(asked.lowerBound + by)-\(asked.upperBound + by)/\(count + by)")
+            case .overlong:
+                route.headers.append("Content-Range: bytes \(asked.lowerBound)-\(asked.upperBound)/\(count)")
+                route.framing = .chunked
+            }
+            if case .ignore = answer {} else {
+                route.status = 206
+                route.body = Array(route.body[asked])
+                if case .overlong(let extra) = answer { route.body += [UInt8](repeating: 0xAB, count: extra) }
+                // A stall is for the whole body's answer.
+                route.stallAfter = nil
+            }
+        }
+        if let cut = route.cutAfter, route.status == 200 {
+            route.framing = .declaredLength(route.body.count)
+            route.body = Array(route.body.prefix(cut))
         }
         var head = "HTTP/1.1 \(route.status) \(Self.reason(route.status))\r\n"
         var keepAlive = request.wantsKeepAlive
@@ -361,6 +480,16 @@ public final class HTTPTestServer: @unchecked Sendable {
             wire += Array("0\r\n\r\n".utf8)
         } else {
             wire += route.body
+        }
+        if let interval = route.trickleMilliseconds {
+            var sent = head.utf8.count
+            guard send(connection, Array(wire[..<sent])) else { return false }
+            while sent < wire.count {
+                guard hold(connection, path: request.path, milliseconds: interval),
+                      send(connection, [wire[sent]]) else { return false }
+                sent += 1
+            }
+            return keepAlive
         }
         if let stallAfter = route.stallAfter {
             let split = min(wire.count, head.utf8.count + stallAfter)
@@ -419,9 +548,31 @@ public final class HTTPTestServer: @unchecked Sendable {
         return true
     }
 
+    /// The bytes `bytes=first-[last]` asks of a body of `count` bytes; nil for any
+    /// other form, or a first byte past the end.
+    private static func byteRange(_ value: String, of count: Int) -> ClosedRange<Int>? {
+        guard value.hasPrefix("bytes=") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Int(parts[0]), first < count else { return nil }
+        let last = parts[1].isEmpty ? count - 1 : Int(parts[1]).map { min($0, count - 1) }
+        guard let last, first <= last else { return nil }
+        return first...last
+    }
+
+    /// An HTTP date (as `Date` carries) a minute after `date`, which must be of the
+    /// form "Sun, 06 Nov 1994 08:49:37 GMT" with a minute below 59.
+    private static func minuteLater(_ date: String) -> String {
+        var parts = date.split(separator: " ").map(String.init)
+        var clock = parts[4].split(separator: ":").map { Int($0)! }
+        clock[1] += 1
+        parts[4] = clock.map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+        return parts.joined(separator: " ")
+    }
+
     private static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 206: "Partial Content"
         case 301: "Moved Permanently"
         case 302: "Found"
         case 304: "Not Modified"

@@ -10,6 +10,9 @@ public enum ProcessResources {
     /// Resident memory now (VmRSS), in bytes; nil when /proc is unreadable.
     public static var residentBytes: Int? { statusField("VmRSS:") }
 
+    /// The most resident memory the process has had (VmHWM), in bytes.
+    public static var peakResidentBytes: Int? { statusField("VmHWM:") }
+
     /// Open file descriptors (entries of /proc/self/fd, less the one listing them).
     public static var openFileDescriptors: Int? {
         guard let directory = opendir("/proc/self/fd") else { return nil }

@@ -166,3 +166,63 @@ public func pngCRC(_ bytes: some Sequence<UInt8>) -> UInt32 {
     }
     return ~crc
 }
+
+/// RGB rows of pseudo-random pixels: an image no encoder can shrink much.
+private func noiseRGB(width: Int, height: Int, seed: UInt64) -> [UInt8] {
+    noiseBytes(width * height * 3, seed: seed)
+}
+
+/// `count` pseudo-random bytes: a body that is no image and does not compress.
+public func noiseBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
+    var state = seed | 1
+    var raw = [UInt8](repeating: 0, count: count)
+    raw.withUnsafeMutableBytes { bytes in
+        guard let base = bytes.baseAddress else { return }
+        for index in 0..<bytes.count / 8 {
+            // xorshift64: cheap enough that a debug build fills 27 MB in a moment.
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            base.storeBytes(of: state, toByteOffset: index * 8, as: UInt64.self)
+        }
+    }
+    return raw
+}
+
+/// An RGB PNG of noise: incompressible, so the file is about width x height x 3
+/// bytes (3000 x 3000 makes 27 MB), for tests of large bodies.
+public func makeNoisePNG(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
+    let raw = noiseRGB(width: width, height: height, seed: seed)
+    guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { return [] }
+    defer { spng_ctx_free(context) }
+    spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1)
+    // Noise does not compress: level 1 is as small as level 9, and quick.
+    spng_set_option(context, SPNG_IMG_COMPRESSION_LEVEL, 1)
+    var header = spng_ihdr(width: UInt32(width), height: UInt32(height), bit_depth: 8,
+                           color_type: UInt8(SPNG_COLOR_TYPE_TRUECOLOR.rawValue), compression_method: 0,
+                           filter_method: 0, interlace_method: 0)
+    guard spng_set_ihdr(context, &header) == 0,
+          spng_encode_image(context, raw, raw.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue)) == 0
+    else { return [] }
+    var length = 0
+    var error: Int32 = 0
+    guard let buffer = spng_get_png_buffer(context, &length, &error), error == 0 else { return [] }
+    defer { free(buffer) }
+    return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+}
+
+/// A quality-100 4:4:4 JPEG of noise: about 2.7 bytes a pixel, and quick to decode
+/// into a small box (TurboJPEG scales by 1/8 while decoding), for tests of large
+/// bodies that must also decode.
+public func makeNoiseJPEG(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
+    guard let handle = tjInitCompress() else { return [] }
+    defer { tjDestroy(handle) }
+    let pixels = noiseRGB(width: width, height: height, seed: seed)
+    var output: UnsafeMutablePointer<UInt8>?
+    var size: UInt = 0
+    let rc = tjCompress2(handle, pixels, Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue),
+                         &output, &size, Int32(TJSAMP_444.rawValue), 100, 0)
+    defer { tjFree(output) }
+    guard rc == 0, let output else { return [] }
+    return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+}

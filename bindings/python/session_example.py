@@ -3,22 +3,22 @@ both boxes, and kept in a disk cache so that the next run reads it from disk.
 Prints where each image came from (NETWORK on a first run, DISK after); exit
 status 1 if any failed.
 
-    LAZYIMG_LIBRARY=/path/to/liblazyimg.so.0 python3 session_example.py CACHE_DIR URL...
+    python3 session_example.py CACHE_DIR URL...
 """
 import sys
 
-from lazyimg import Loader, Session
+from lazyimg import Event, Loader, Session
 
 
-def request_all(loader, urls):
+def request_all(loader: Loader, urls: list[str]) -> dict[int, int]:
     """Shows `urls` and requests every row; returns {ticket: row}."""
     loader.set_items(urls)
     return {loader.request(row).ticket: row for row in range(len(urls))}
 
 
-def events_by_row(loader, tickets):
+def events_by_row(loader: Loader, tickets: dict[int, int]) -> dict[int, Event]:
     """Dispatches until each ticket had its one event; returns {row: Event}."""
-    events = {}
+    events: dict[int, Event] = {}
     while len(events) < len(tickets):
         loader.wait()
         for event in loader.dispatch():
@@ -26,7 +26,7 @@ def events_by_row(loader, tickets):
     return events
 
 
-def show(urls, cache_dir):
+def show(urls: list[str], cache_dir: str) -> list[tuple[Event, Event]]:
     """[(list Event, detail Event)] for each URL."""
     with Session(disk_cache_dir=cache_dir, disk_cache_bytes=64 << 20) as session, \
             Loader(session=session, target_width=64, target_height=64) as list_view, \
@@ -39,11 +39,11 @@ def show(urls, cache_dir):
     return [(thumbnails[row], details[row]) for row in range(len(urls))]
 
 
-def main(argv):
+def main(argv: list[str]) -> bool:
     cache_dir, urls = argv[0], argv[1:]
     failed = False
     for url, (thumbnail, detail) in zip(urls, show(urls, cache_dir)):
-        if not (thumbnail.ok and detail.ok):
+        if thumbnail.image is None or detail.image is None:
             failed = True
             print(f"{url}: {thumbnail.error() or detail.error()}")
             continue

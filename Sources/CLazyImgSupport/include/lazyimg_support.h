@@ -1,6 +1,9 @@
 #ifndef LAZYIMG_SUPPORT_H
 #define LAZYIMG_SUPPORT_H
-/* The few system calls Swift's Glibc module does not import. */
+/* The few system calls Swift's Glibc module does not import, and a thread-local
+ * Swift cannot declare. */
+
+#include <pthread.h>
 
 /* A non-blocking, close-on-exec eventfd; -1 with errno on failure. */
 int lazyimg_eventfd_open(void);
@@ -12,11 +15,21 @@ void lazyimg_eventfd_drain(int fd);
 /* Names the calling thread for debuggers (truncated to the kernel's 15 bytes). */
 void lazyimg_thread_set_name(const char *name);
 
+/* pthread_create for a library thread: the new thread blocks every signal but
+ * the faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT), so the host's
+ * signals reach the host's threads. Returns pthread_create's result. */
+int lazyimg_thread_create_without_signals(pthread_t *thread, void *(*start)(void *), void *arg);
+
 /* Raises the calling thread's nice value by `steps` (at most to 19): a lower
  * priority than the threads it was made from. 0, or -1 with errno. */
 int lazyimg_thread_lower_priority(int steps);
 
 /* Returns the free memory of every malloc arena to the system (glibc malloc_trim). */
 void lazyimg_release_free_memory(void);
+
+/* The calling thread's reason for its last failed create (copied, at most 511
+ * bytes; NULL clears it), and that text (never NULL). */
+void lazyimg_create_error_set(const char *text);
+const char *lazyimg_create_error_get(void);
 
 #endif

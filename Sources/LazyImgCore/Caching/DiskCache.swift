@@ -11,6 +11,8 @@ import Glibc
 /// rename into place stays within one directory: a rename across directories takes
 /// a lock the whole file system shares). `<dir>/lock` is the `flock` every change
 /// takes, and `<dir>/journal` tells other processes what changed (`DiskCacheJournal`).
+/// Every file is reached through `DiskCacheDirectory`: never through a symbolic
+/// link, never a FIFO, device or another user's file.
 ///
 /// Guarantees:
 /// - An entry is written to a temp file and renamed into place, so readers see the
@@ -27,6 +29,10 @@ import Glibc
 ///   entry as it was.
 /// - A durable write is fsync'd before its rename, so a power loss keeps the new
 ///   entry or the one it replaced; anything torn all the same is deleted on read.
+/// - Nothing read from the directory traps: entries, journal records and file
+///   sizes and times are checked, and the totals made of them saturate.
+/// - A directory of an older format is emptied when first opened (its journal says
+///   so); an older entry that appears later reads as damaged.
 ///
 /// Blocking: every method does file I/O except `statistics`; call them off the
 /// host's thread.
@@ -34,21 +40,27 @@ public final class DiskCache: Sendable {
     public struct Key: Hashable, Sendable {
         /// What `remove(group:)` removes together: the URL, as its bytes.
         public var group: [UInt8]
+        /// Whose copy it is: the digest of the credentials of the request that
+        /// fetched it (`DataRequest.credentialScope`); empty for a request that sent
+        /// none. Entries of other credentials are other entries.
+        public var credentials: [UInt8]
         /// Which of the group's blobs: "" for the original bytes.
         public var variant: String
 
-        public init(group: some Sequence<UInt8>, variant: String = "") {
+        public init(group: some Sequence<UInt8>, credentials: [UInt8] = [], variant: String = "") {
             self.group = Array(group)
+            self.credentials = credentials
             self.variant = variant
         }
 
-        public init(group: String, variant: String = "") {
-            self.init(group: group.utf8, variant: variant)
+        public init(group: String, credentials: [UInt8] = [], variant: String = "") {
+            self.init(group: group.utf8, credentials: credentials, variant: variant)
         }
 
-        /// The entries of one URL: its bytes exactly, as cache keys compare them.
-        public init(url: ImageURL, variant: String = "") {
-            self.init(group: url.bytes, variant: variant)
+        /// The entries of one URL fetched with `request`'s credentials: the URL's
+        /// bytes exactly, as cache keys compare them.
+        public init(request: DataRequest, variant: String = "") {
+            self.init(group: request.url.bytes, credentials: request.credentialScope, variant: variant)
         }
     }
 
@@ -82,7 +94,7 @@ public final class DiskCache: Sendable {
         /// when the journal is emptied (the index is rebuilt then), and by a process
         /// killed mid-write until then: the cache is smaller meanwhile, never larger.
         var othersReserved = 0
-        var allReserved: Int { reserved + othersReserved }
+        var allReserved: Int { reserved.addingClamped(othersReserved) }
         var isIndexed = false
         var journalGeneration: UInt64 = 0
         var journalOffset = 0
@@ -91,6 +103,7 @@ public final class DiskCache: Sendable {
 
     public let directory: String
     public let limit: Int
+    private let files: DiskCacheDirectory
     private let lockFD: Int32
     private let journal: DiskCacheJournal
     private let state: Locked<State>
@@ -101,23 +114,31 @@ public final class DiskCache: Sendable {
     nonisolated(unsafe) private var scanning = 0  // guarded by scans
 
     /// Opens (creating when missing) the cache in `directory`, bounded to `limit` bytes.
-    /// Throws `.io` when the directory cannot be created, written or locked. (Temp
-    /// files left by processes that died are removed by the first index scan.)
+    /// Throws `.io` when the directory cannot be created, written or locked, or is not
+    /// the user's (`DiskCacheDirectory`). A lock or journal that is not a regular file
+    /// of the user's (a symbolic link, a FIFO) is replaced, never written through.
+    /// (Temp files left by processes that died are removed by the first index scan.)
     public init(directory: String, limit: Int) throws(LoaderError) {
-        guard !directory.isEmpty, limit > 0, DiskCacheFiles.makeDirectories(directory) else { throw .io }
-        let lockFD = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lockFD >= 0 else { throw .io }
-        let journalFD = open(directory + "/journal", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard journalFD >= 0 else {
+        guard limit > 0 else { throw .io }
+        let files = try DiskCacheDirectory(path: directory)
+        let lockFD = try files.openOwnFile("lock")
+        let journalFD: Int32
+        do {
+            journalFD = try files.openOwnFile("journal")
+        } catch {
             close(lockFD)
-            throw .io
+            throw error
         }
         self.directory = directory
         self.limit = limit
+        self.files = files
         self.lockFD = lockFD
         self.journal = DiskCacheJournal(fd: journalFD)
-        self.state = Locked(State(space: DiskCacheSpace(directory: directory, limit: limit)))
-        withFileLock { _ = journal.generation() }
+        self.state = Locked(State(space: DiskCacheSpace(directory: files, limit: limit)))
+        withFileLock {
+            if journal.header() == .olderFormat { _removeEveryFile() }
+            _ = journal.generation()
+        }
     }
 
     deinit {
@@ -130,7 +151,7 @@ public final class DiskCache: Sendable {
     /// What the limit bounds, as last counted: the entries' allocated bytes, the
     /// writes in progress, the directories and the journal's bound.
     var chargedBytes: Int {
-        state.withLock { $0.index.totalCharge + $0.allReserved + $0.space.overhead }
+        state.withLock { $0.index.totalCharge.addingClamped($0.allReserved).addingClamped($0.space.overhead) }
     }
 
     // MARK: Reading
@@ -139,9 +160,14 @@ public final class DiskCache: Sendable {
     /// damaged file is deleted and reads as absent.
     public func read(_ key: Key) -> Entry? {
         let name = Self.fileName(key)
-        let fd = open(path(of: name), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            published.withLock { $0.misses += 1 }
+        let opened = files.withShard(name.prefix(2)) { DiskCacheDirectory.openFile(name, in: $0, flags: O_RDONLY) }
+        guard case .file(let fd, _) = opened else {
+            if case .unusable(let inode?) = opened {
+                // A FIFO, a link or another user's file under an entry's name.
+                removeCorrupt(name, inode: inode)
+            } else {
+                published.withLock { $0.misses += 1 }
+            }
             return nil
         }
         defer { close(fd) }
@@ -185,7 +211,6 @@ public final class DiskCache: Sendable {
         scans.locked {
             while scanning > 0 { scans.wait() }
         }
-        let shard = "\(directory)/\(name.prefix(2))"
         // The room the write will take is made and held before the temp file exists,
         // so the directory stays within the limit while it is being written; the
         // journal tells other processes, so they hold it too.
@@ -193,16 +218,16 @@ public final class DiskCache: Sendable {
             withFileLock {
                 _sync(&s)
                 let room = s.space.charge(size: file.count) + s.space.directoryGrowthPerWrite
-                guard s.space.overhead + s.allReserved + room <= limit else { return nil }
+                guard s.space.overhead.addingClamped(s.allReserved).addingClamped(room) <= limit else { return nil }
                 _makeRoom(for: room, in: &s)
                 s.reserved += room
                 _log(.reserve, name, size: room, in: &s)
                 s.nextTemp += 1
-                return (room, "\(shard)/\(Self.tempPrefix)\(getpid()).\(s.nextTemp)")
+                return (room, "\(Self.tempPrefix)\(getpid()).\(s.nextTemp)")
             }
         }
         guard let (room, temp) = reservation else { return false }
-        let allocated = DiskCacheFiles.makeDirectories(shard) ? writeTemp(temp, file, durable: durable) : nil
+        let allocated = files.withShard(name.prefix(2), create: true) { writeTemp(temp, in: $0, file, durable: durable) } ?? nil
         let stored = state.withLock { s -> Bool in
             withFileLock {
                 _sync(&s)
@@ -211,14 +236,15 @@ public final class DiskCache: Sendable {
                 guard let allocated else { return false }
                 let charge = s.space.charge(size: file.count, allocated: allocated)
                 _makeRoom(for: charge, in: &s)
-                guard rename(temp, path(of: name)) == 0 else { return false }
+                let renamed = files.withShard(name.prefix(2)) { renameat($0, temp, $0, name) == 0 } ?? false
+                guard renamed else { return false }
                 s.index.insert(name, size: file.count, charge: charge)
-                s.space.measureShard(of: name, in: directory)
+                s.space.measureShard(of: name, in: files)
                 _log(.add, name, size: file.count, in: &s)
                 return true
             }
         }
-        if !stored { unlink(temp) }
+        if !stored { _ = files.withShard(name.prefix(2)) { unlinkat($0, temp, 0) } }
         published.withLock { stats in
             if stored { stats.writes += 1 } else { stats.writeErrors += 1 }
         }
@@ -232,7 +258,8 @@ public final class DiskCache: Sendable {
         state.withLock { s in
             withFileLock {
                 _sync(&s)
-                for name in DiskCacheFiles.list("\(directory)/\(prefix.prefix(2))") where name.hasPrefix(prefix) {
+                let names = files.withShard(prefix.prefix(2)) { DiskCacheDirectory.list($0) } ?? []
+                for name in names where name.hasPrefix(prefix) && Self.isEntryName(name) {
                     _remove(name, in: &s)
                 }
             }
@@ -244,9 +271,7 @@ public final class DiskCache: Sendable {
     public func removeAll() {
         state.withLock { s in
             withFileLock {
-                for shard in Self.shards {
-                    for name in DiskCacheFiles.list("\(directory)/\(shard)") { unlink("\(directory)/\(shard)/\(name)") }
-                }
+                _removeEveryFile()
                 s.index = DiskCacheIndex()
                 s.isIndexed = true
                 s.journalGeneration = journal.generation() &+ 1
@@ -294,16 +319,21 @@ public final class DiskCache: Sendable {
     /// Brings the index up to date: replays what other processes logged, or rebuilds
     /// it from the directory when it was never built or the log was emptied since.
     private func _sync(_ s: inout State) {
-        let generation = journal.generation()
+        var generation = journal.generation()
+        if journal.end() > DiskCacheJournal.maxBytes {
+            // No process writes that much before emptying it: not ours to read.
+            generation &+= 1
+            journal.reset(generation: generation)
+        }
         if s.isIndexed && generation == s.journalGeneration {
             let end = journal.end()
             for record in journal.records(from: s.journalOffset, to: end) {
                 switch record.operation {
                 case .add:
                     s.index.insert(record.name, size: record.size, charge: s.space.charge(size: record.size))
-                    s.space.measureShard(of: record.name, in: directory)
+                    s.space.measureShard(of: record.name, in: files)
                 case .remove: s.index.remove(record.name)
-                case .reserve: s.othersReserved += record.size
+                case .reserve: s.othersReserved = s.othersReserved.addingClamped(record.size)
                 case .release: s.othersReserved = max(0, s.othersReserved - record.size)
                 }
             }
@@ -341,7 +371,8 @@ public final class DiskCache: Sendable {
     /// until no entry is left.
     private func _makeRoom(for room: Int, in s: inout State) {
         var evicted: UInt64 = 0
-        while s.index.totalCharge + s.allReserved + s.space.overhead + room > limit, let victim = s.index.oldestName {
+        while s.index.totalCharge.addingClamped(s.allReserved).addingClamped(s.space.overhead).addingClamped(room) > limit,
+              let victim = s.index.oldestName {
             _remove(victim, in: &s)
             evicted += 1
         }
@@ -350,31 +381,47 @@ public final class DiskCache: Sendable {
 
     /// One pass over the shards: name, size, allocated size and modification time of
     /// every entry, inserted oldest first, the directories measured, and temp files of
-    /// dead processes removed. Files are not opened; reads check them.
+    /// dead processes removed. Files are not opened; reads check them. Only regular
+    /// files of this user are counted.
     private func scanDirectory(_ space: DiskCacheSpace) -> (index: DiskCacheIndex, space: DiskCacheSpace) {
         var space = space
-        var found: [(name: String, size: Int, charge: Int, modified: Int64)] = []
+        var found: [(name: String, size: Int, charge: Int, modified: timespec)] = []
         for shard in Self.shards {
-            for name in DiskCacheFiles.list("\(directory)/\(shard)") {
-                if Self.isAbandonedTemp(name) { unlink("\(directory)/\(shard)/\(name)") }
-                guard name.utf8.count == Self.nameLength, !name.hasPrefix(Self.tempPrefix) else { continue }
-                if let file = DiskCacheFiles.sizeAndModified("\(directory)/\(shard)/\(name)") {
-                    found.append((name, file.size, space.charge(size: file.size, allocated: file.allocated), file.modified))
+            files.withShard(shard[...]) { shardFD in
+                for name in DiskCacheDirectory.list(shardFD) {
+                    if Self.isAbandonedTemp(name) { unlinkat(shardFD, name, 0) }
+                    guard Self.isEntryName(name), let info = DiskCacheDirectory.status(of: name, in: shardFD),
+                          DiskCacheDirectory.isOwnRegularFile(info) else { continue }
+                    let size = Int(info.st_size)
+                    found.append((name, size, space.charge(size: size, allocated: DiskCacheDirectory.allocatedBytes(info)),
+                                  info.st_mtim))
                 }
             }
         }
         var index = DiskCacheIndex()
-        for file in found.sorted(by: { $0.modified < $1.modified }) {
+        // Compared, not converted to one number: a time set far off would overflow it.
+        for file in found.sorted(by: { ($0.modified.tv_sec, $0.modified.tv_nsec) < ($1.modified.tv_sec, $1.modified.tv_nsec) }) {
             index.insert(file.name, size: file.size, charge: file.charge)
         }
-        space.measureAll(directory)
+        space.measureAll(files)
         return (index, space)
     }
 
     private func _remove(_ name: String, in s: inout State) {
-        unlink(path(of: name))
+        _ = files.withShard(name.prefix(2)) { unlinkat($0, name, 0) }
         s.index.remove(name)
         _log(.remove, name, size: 0, in: &s)
+    }
+
+    /// Deletes every entry and temp file in every shard (names of other kinds stay).
+    private func _removeEveryFile() {
+        for shard in Self.shards {
+            files.withShard(shard[...]) { shardFD in
+                for name in DiskCacheDirectory.list(shardFD) where Self.isEntryName(name) || name.hasPrefix(Self.tempPrefix) {
+                    unlinkat(shardFD, name, 0)
+                }
+            }
+        }
     }
 
     /// Appends a record for the other processes (after `_sync`: the offset then
@@ -398,7 +445,8 @@ public final class DiskCache: Sendable {
         state.withLock { s in
             withFileLock {
                 _sync(&s)
-                if DiskCacheFiles.inode(path(of: name)) == inode { _remove(name, in: &s) }
+                let current = files.withShard(name.prefix(2)) { DiskCacheDirectory.inode(of: name, in: $0) } ?? nil
+                if current == inode { _remove(name, in: &s) }
             }
         }
         published.withLock {
@@ -413,12 +461,12 @@ public final class DiskCache: Sendable {
     /// not the data, leaving an empty or partial file under the entry's name (a read
     /// would find it torn and delete it, but the entry it replaced would be lost
     /// too). Returns the file's allocated bytes (`st_blocks`), or nil on failure.
-    private func writeTemp(_ temp: String, _ file: [UInt8], durable: Bool) -> Int? {
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return nil }
+    private func writeTemp(_ temp: String, in shardFD: Int32, _ file: [UInt8], durable: Bool) -> Int? {
+        guard case .file(let fd, _) = DiskCacheDirectory.openFile(temp, in: shardFD, flags: O_WRONLY | O_CREAT | O_EXCL)
+        else { return nil }
         let written = DiskCacheFiles.writeAll(fd, file) && (!durable || fsync(fd) == 0)
         var info = stat()
-        let allocated = written && fstat(fd, &info) == 0 ? Int(info.st_blocks) * 512 : 0
+        let allocated = written && fstat(fd, &info) == 0 ? DiskCacheDirectory.allocatedBytes(info) : 0
         return close(fd) == 0 && written ? allocated : nil
     }
 
@@ -446,24 +494,37 @@ public final class DiskCache: Sendable {
         }
     }
 
-    private func path(of name: String) -> String {
-        "\(directory)/\(name.prefix(2))/\(name)"
-    }
-
     // MARK: Naming
 
     static let shards: [String] = (0..<256).map { hex([UInt8($0)]) }
-    private static let nameLength = 32 + 1 + 16
 
+    /// The group's digest, then one of the credentials and variant together: a URL's
+    /// entries of every credential share the prefix `remove(group:)` looks for.
     static func fileName(_ key: Key) -> String {
-        hex(SHA256.digest(key.group).prefix(16)) + "-" + hex(SHA256.digest(key.variant.utf8).prefix(8))
+        hex(SHA256.digest(key.group).prefix(16)) + "-" + hex(SHA256.digest(variantBytes(key)).prefix(8))
     }
 
-    /// The full key as stored in the entry: the group's length, the group, the variant.
+    /// Whether `name` is one `fileName` makes: 32 hex digits, "-", 16 hex digits.
+    /// Names from the journal are checked with it before they reach a file call.
+    static func isEntryName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count == 49, bytes[32] == UInt8(ascii: "-") else { return false }
+        return bytes.indices.allSatisfy { i in
+            i == 32 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i])
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(bytes[i])
+        }
+    }
+
+    /// The full key as stored in the entry: the group's length, the group, then the
+    /// credentials' length, the credentials and the variant.
     static func keyBytes(_ key: Key) -> [UInt8] {
         let group = key.group
         let length = UInt32(clamping: group.count)
-        return (0..<4).map { UInt8(truncatingIfNeeded: length >> UInt32(8 * $0)) } + group + Array(key.variant.utf8)
+        return (0..<4).map { UInt8(truncatingIfNeeded: length >> UInt32(8 * $0)) } + group + variantBytes(key)
+    }
+
+    private static func variantBytes(_ key: Key) -> [UInt8] {
+        [UInt8(clamping: key.credentials.count)] + key.credentials.prefix(255) + Array(key.variant.utf8)
     }
 
     private static func hex(_ bytes: some Collection<UInt8>) -> String {

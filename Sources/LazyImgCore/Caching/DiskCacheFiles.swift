@@ -1,7 +1,7 @@
 import Glibc
 
-/// The few file operations the disk cache needs, on plain descriptors (no Foundation),
-/// each retrying what EINTR interrupts.
+/// Whole-file reads and writes on plain descriptors (no Foundation), each retrying
+/// what EINTR interrupts. (`DiskCacheDirectory` opens the files.)
 enum DiskCacheFiles {
     /// Reads the whole open file, refusing any larger than `maxBytes`.
     static func readAll(_ fd: Int32, maxBytes: Int) -> (bytes: [UInt8], inode: UInt64)? {
@@ -34,41 +34,5 @@ enum DiskCacheFiles {
             }
             return true
         }
-    }
-
-    /// The names in a directory, without "." and ".."; empty when it cannot be read.
-    static func list(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    /// Size, allocated bytes (`st_blocks`) and modification time (nanoseconds) of a
-    /// file; nil when absent.
-    static func sizeAndModified(_ path: String) -> (size: Int, allocated: Int, modified: Int64)? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return (Int(info.st_size), Int(info.st_blocks) * 512, Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
-    }
-
-    static func inode(_ path: String) -> UInt64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
-    }
-
-    /// Creates `path` and any missing parents; true when it is a directory afterwards.
-    static func makeDirectories(_ path: String) -> Bool {
-        var info = stat()
-        if stat(path, &info) == 0 { return info.st_mode & S_IFMT == S_IFDIR }
-        let parent = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? ""
-        if !parent.isEmpty && !makeDirectories(parent) { return false }
-        return mkdir(path, 0o755) == 0 || errno == EEXIST
     }
 }

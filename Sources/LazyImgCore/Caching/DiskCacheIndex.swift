@@ -1,7 +1,10 @@
 /// The disk cache's picture of its directory: every entry's file name, size and
 /// allocated size (`DiskCacheSpace.charge`) in least-recently-used order, and their
-/// totals. Not thread-safe: `DiskCache` keeps it
-/// behind its lock.
+/// totals. Not thread-safe: `DiskCache` keeps it behind its lock.
+///
+/// Sizes come from the files and from other processes' journal records, so the
+/// totals saturate instead of trapping: a hostile size makes the cache evict, never
+/// crash.
 ///
 /// Touching an entry on a hit and finding the oldest to evict are constant time, so
 /// the index serves 100k entries as well as ten.
@@ -24,8 +27,8 @@ struct DiskCacheIndex {
     mutating func insert(_ name: String, size: Int, charge: Int) {
         remove(name)
         slotByName[name] = entries.insertAsNewest(Entry(name: name, size: size, charge: charge))
-        totalSize += size
-        totalCharge += charge
+        totalSize = totalSize.addingClamped(max(0, size))
+        totalCharge = totalCharge.addingClamped(max(0, charge))
     }
 
     mutating func touch(_ name: String) {
@@ -34,8 +37,8 @@ struct DiskCacheIndex {
 
     mutating func remove(_ name: String) {
         guard let slot = slotByName.removeValue(forKey: name) else { return }
-        totalSize -= entries[slot].size
-        totalCharge -= entries[slot].charge
+        totalSize = max(0, totalSize - max(0, entries[slot].size))
+        totalCharge = max(0, totalCharge - max(0, entries[slot].charge))
         entries.remove(slot)
     }
 

@@ -21,21 +21,21 @@ struct DiskCacheSpace {
     private var shardBytes = [Int](repeating: 0, count: 256)
     private(set) var directoryBytes = 0
 
-    /// `limit` sizes the journal: 1/64 of it, between one block and 1 MiB, so a small
-    /// cache keeps a small journal (compacting more often costs other processes a
-    /// rescan of a small directory).
-    init(directory: String, limit: Int) {
+    /// `limit` sizes the journal: 1/64 of it, between one block and
+    /// `DiskCacheJournal.maxBytes`, so a small cache keeps a small journal (compacting
+    /// more often costs other processes a rescan of a small directory).
+    init(directory: DiskCacheDirectory, limit: Int) {
         var info = statvfs()
-        let unit = statvfs(directory, &info) == 0 ? Int(info.f_frsize) : 0
+        let unit = fstatvfs(directory.fd, &info) == 0 ? Int(info.f_frsize) : 0
         blockSize = unit > 0 && unit <= 1 << 20 ? unit : 4096
-        let journalBlocks = min(max(limit / 64 / blockSize, 1), max((1 << 20) / blockSize, 1))
+        let journalBlocks = min(max(limit / 64 / blockSize, 1), max(DiskCacheJournal.maxBytes / blockSize, 1))
         journalBytes = journalBlocks * blockSize
         journalCompactAt = journalBytes - DiskCacheJournal.recordSize
     }
 
     /// What everything but the entries takes: directories and the journal's bound
     /// (the lock file is empty, so it takes no block).
-    var overhead: Int { directoryBytes + journalBytes }
+    var overhead: Int { directoryBytes.addingClamped(journalBytes) }
 
     /// Room held for a write in progress besides its file: its name may grow its
     /// shard directory by a block, or two when ext4 turns a one-block directory into
@@ -44,39 +44,39 @@ struct DiskCacheSpace {
 
     /// An entry's size on disk: its bytes rounded up to whole blocks, or what the file
     /// system reports when that is more (`allocated`, from `st_blocks`).
+    /// Saturating: sizes come from files and journal records others may have made.
     func charge(size: Int, allocated: Int = 0) -> Int {
-        max((size + blockSize - 1) / blockSize * blockSize, allocated)
+        max(max(0, size).addingClamped(blockSize - 1) / blockSize * blockSize, allocated)
     }
 
     /// Measures the top directory and every shard directory again.
-    mutating func measureAll(_ directory: String) {
-        topBytes = Self.allocated(directory)
-        for shard in 0..<shardBytes.count { shardBytes[shard] = Self.allocated(shardPath(directory, shard)) }
-        directoryBytes = topBytes + shardBytes.reduce(0, +)
+    mutating func measureAll(_ directory: DiskCacheDirectory) {
+        topBytes = Self.allocated(directory.fd)
+        for shard in 0..<shardBytes.count { shardBytes[shard] = Self.allocated(DiskCache.shards[shard][...], in: directory) }
+        directoryBytes = shardBytes.reduce(topBytes) { $0.addingClamped($1) }
     }
 
     /// Measures the shard directory holding `name` again (and the top directory when
     /// the shard is new: its name was added there).
-    mutating func measureShard(of name: String, in directory: String) {
+    mutating func measureShard(of name: String, in directory: DiskCacheDirectory) {
         guard let shard = Int(name.prefix(2), radix: 16), shard < shardBytes.count else { return }
         let was = shardBytes[shard]
-        shardBytes[shard] = Self.allocated(shardPath(directory, shard))
-        directoryBytes += shardBytes[shard] - was
+        shardBytes[shard] = Self.allocated(name.prefix(2), in: directory)
+        directoryBytes = max(0, directoryBytes - was).addingClamped(shardBytes[shard])
         if was == 0 {
-            let top = Self.allocated(directory)
-            directoryBytes += top - topBytes
+            let top = Self.allocated(directory.fd)
+            directoryBytes = max(0, directoryBytes - topBytes).addingClamped(top)
             topBytes = top
         }
     }
 
-    private func shardPath(_ directory: String, _ shard: Int) -> String {
-        directory + "/" + DiskCache.shards[shard]
+    /// Allocated bytes of a shard directory, as `du` counts them; 0 when absent.
+    private static func allocated(_ shard: Substring, in directory: DiskCacheDirectory) -> Int {
+        directory.withShard(shard) { allocated($0) } ?? 0
     }
 
-    /// Allocated bytes of a file or directory (`st_blocks` is in 512-byte units, as
-    /// `du` counts them); 0 when absent.
-    static func allocated(_ path: String) -> Int {
+    private static func allocated(_ fd: Int32) -> Int {
         var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_blocks) * 512 : 0
+        return fstat(fd, &info) == 0 ? DiskCacheDirectory.allocatedBytes(info) : 0
     }
 }

@@ -2,7 +2,8 @@
 /// without downloading or decoding the original.
 ///
 ///     0 "LZTH"  4 width  8 height  12 source width  16 source height (u32 LE)
-///    20 pixel format (0 RGBA, 1 BGRA premultiplied)  21 animated (0/1)  22..<24 zero
+///    20 pixel format (0 RGBA, 1 BGRA premultiplied)  21 animated (0/1)
+///    22 damaged (0/1; 0 in thumbnails written before 0.4)  23 zero
 ///    24 rows of width * 4 bytes, top first
 /// The entry's CRC already guards the bytes; this checks the sizes agree.
 enum DiskCacheThumbnail {
@@ -22,7 +23,7 @@ enum DiskCacheThumbnail {
         for value in [image.width, image.height, image.sourceWidth, image.sourceHeight] {
             for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * i))) }
         }
-        bytes += [image.format == .rgba8 ? 0 : 1, image.isAnimated ? 1 : 0, 0, 0]
+        bytes += [image.format == .rgba8 ? 0 : 1, image.isAnimated ? 1 : 0, image.isDamaged ? 1 : 0, 0]
         bytes.reserveCapacity(headerSize + image.width * 4 * image.height)
         for y in 0..<image.height { bytes += image.row(y) }
         return bytes
@@ -44,6 +45,7 @@ enum DiskCacheThumbnail {
         bytes.withUnsafeBytes { source in
             image.pixels.copyMemory(from: source.baseAddress! + headerSize, byteCount: width * 4 * height)
         }
+        image.isDamaged = bytes[22] == 1
         return image
     }
 }

@@ -6,6 +6,14 @@ import Glibc
 /// A response that says nothing about freshness (no max-age, no no-cache) counts as
 /// fresh until removed: image URLs almost never change their bytes, and this is what
 /// lets a restart show the list without asking the server about every image.
+///
+/// The disk cache is the user's private cache (a directory only the user owns), so
+/// `private` responses are kept; but each is kept under the credentials of the
+/// request that fetched it (`DataRequest.credentialScope`), and only a request with
+/// the same ones is answered with it, as RFC 9111 §3.5 asks of a cache that
+/// processes share. `Vary` is honoured as §4.1 says: the entry keeps the request's
+/// values of the fields it names, and a request with other values misses;
+/// `Vary: *` is never stored.
 extension HTTPCacheMetadata {
     /// The metadata to store for a response received at `now` (Unix seconds).
     public init(headers: HTTPCacheHeaders, now: Int64) {
@@ -14,16 +22,38 @@ extension HTTPCacheMetadata {
                   maxAgeSeconds: directives.maxAge, noCache: directives.noCache, storedAt: now)
     }
 
-    /// Whether a response with these headers may be written to disk at all.
+    /// Whether a response with these headers may be kept at all: not no-store, and
+    /// not `Vary: *`, which no later request matches.
     public static func allowsStoring(_ headers: HTTPCacheHeaders) -> Bool {
-        !directives(headers.cacheControl).noStore
+        !directives(headers.cacheControl).noStore && !varyNames(headers.vary).contains("*")
     }
 
     /// Whether the stored body may be used at `now` without asking the server.
+    /// `storedAt` may come from a file anyone could have written: any value is
+    /// answered, none traps.
     public func isFresh(now: Int64) -> Bool {
         if noCache { return false }
         guard let maxAgeSeconds else { return true }
-        return now >= storedAt && now - storedAt < maxAgeSeconds
+        let (age, overflow) = now.subtractingReportingOverflow(storedAt)
+        return !overflow && age >= 0 && age < maxAgeSeconds
+    }
+
+    /// The lines `selectingHeaders` keeps for a response whose Vary is `vary`,
+    /// fetched with `request`: each named field, lowercased and sorted, with the
+    /// value the request sent to the URL's origin ("" when it sent none). nil when
+    /// Vary names nothing.
+    public static func selectingHeaders(vary: String?, of request: DataRequest) -> String? {
+        let names = varyNames(vary)
+        guard !names.isEmpty else { return nil }
+        return names.map { "\($0): \(request.value(ofHeader: $0))\n" }.joined()
+    }
+
+    /// Whether the stored response may answer `request`: it sends the same values
+    /// of the fields the response's Vary named.
+    public func isSelected(by request: DataRequest) -> Bool {
+        guard let selectingHeaders else { return true }
+        let names = selectingHeaders.split(separator: "\n").map { $0.prefix { $0 != ":" } }.joined(separator: ",")
+        return Self.selectingHeaders(vary: names, of: request) == selectingHeaders
     }
 
     /// After a 304 at `now`: fresh again, with whatever the 304 said replacing what
@@ -61,12 +91,27 @@ extension HTTPCacheMetadata {
             case "no-store": result.noStore = true
             case "no-cache": result.noCache = true
             case "max-age" where directive.count == 2:
-                // A malformed max-age makes the response stale (RFC 9111 §4.2.1).
-                result.maxAge = Int64(directive[1].trimmingCharacters(quotes: true)) ?? 0
+                result.maxAge = deltaSeconds(directive[1].trimmingCharacters(quotes: true))
             default: break
             }
         }
         return result
+    }
+}
+
+extension HTTPCacheMetadata {
+    /// A max-age value: digits only, else 0, for a malformed one makes the response
+    /// stale (RFC 9111 §4.2.1; "-5" too, which would otherwise read back from disk
+    /// as "none"); one too large for 2^31 is 2^31 (§1.2.2).
+    static func deltaSeconds(_ text: String) -> Int64 {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return 0 }
+        return min(Int64(text) ?? Int64.max, 1 << 31)
+    }
+
+    /// The field names Vary lists, lowercased, without repeats, sorted.
+    static func varyNames(_ vary: String?) -> [String] {
+        Set((vary ?? "").lowercased().split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }).sorted()
     }
 }
 

@@ -11,8 +11,9 @@ extension AnimationComposer {
             let bitstream = UnsafeBufferPointer(rebasing: bytes[frame.dataStart..<frame.dataEnd])
             guard let features = try? WebPDecoder.features(of: bitstream),
                   Int(features.width) == Int(frame.width), Int(features.height) == Int(frame.height),
-                  case .success = WebPDecodeCost(features, canvasWidth: source.canvasWidth)
-                    .planDrawingOnCanvas(maxWorkingBytes: limits.maxWorkingBytes - byteCount)
+                  // The canvas counts beside the frame's decode.
+                  case .success = WebPDecodeCost(features, canvasWidth: source.canvasWidth, otherBytes: byteCount)
+                    .planDrawingOnCanvas(limits)
             else { return }
             let size = (width: Int(frame.width), height: Int(frame.height))
             let origin = canvas + Int(frame.top) * stride + Int(frame.left) * 4

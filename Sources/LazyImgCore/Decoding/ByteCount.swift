@@ -14,3 +14,14 @@ struct ByteCount: CustomStringConvertible {
         return tenths % 10 == 0 ? "\(tenths / 10) MiB" : "\(tenths / 10).\(tenths % 10) MiB"
     }
 }
+
+extension DecodeLimits {
+    /// Why a file that needs `bytes` of working memory is refused, or nil when they
+    /// fit: "<what>: needs 91.6 MiB to decode (<detail>), over the 64 MiB a decode may
+    /// hold".
+    func workingMemoryRefusal(_ what: String, needs bytes: Int, detail: String? = nil) -> String? {
+        guard bytes > maxWorkingBytes else { return nil }
+        return "\(what): needs \(ByteCount(bytes)) to decode" + (detail.map { " (\($0))" } ?? "")
+            + ", over the \(ByteCount(maxWorkingBytes)) a decode may hold"
+    }
+}

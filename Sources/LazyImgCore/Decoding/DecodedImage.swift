@@ -24,6 +24,15 @@ public final class DecodedImage: Sendable {
     /// plays animations decoded; nil otherwise. Written only by the loader, before
     /// the image is shared.
     nonisolated(unsafe) public internal(set) var animation: AnimationSource?
+    /// Drawn from a placeholder hash (BlurHash, ThumbHash), not decoded from the file:
+    /// what a row shows until its image arrives, never the image itself.
+    public let isPlaceholder: Bool
+    /// Whether the file was damaged and shown as a browser shows it: a JPEG that
+    /// libjpeg decoded with warnings (bytes where a marker should be, a cut-off or
+    /// corrupt scan; a cut-off baseline file's missing rows are transparent), a PNG
+    /// with a bad CRC in a chunk the pixels do not need. Written only by the decoder
+    /// that made the image (or the disk cache reading it back), before it is shared.
+    nonisolated(unsafe) public internal(set) var isDamaged = false
     /// The pixels, or an encoded image's file bytes. Written only by whoever made the
     /// image, before it is shared.
     nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer
@@ -45,7 +54,7 @@ public final class DecodedImage: Sendable {
     /// Allocates an uninitialised buffer of `stride * height` bytes.
     /// Returns nil when the size overflows or the allocation would be absurd.
     public init?(width: Int, height: Int, stride: Int? = nil, sourceWidth: Int, sourceHeight: Int,
-                 format: PixelFormat = .rgba8, isAnimated: Bool = false) {
+                 format: PixelFormat = .rgba8, isAnimated: Bool = false, isPlaceholder: Bool = false) {
         guard width > 0, height > 0, case (let pixelBytes, false) = width.multipliedReportingOverflow(by: 4) else {
             return nil
         }
@@ -61,6 +70,7 @@ public final class DecodedImage: Sendable {
         self.sourceHeight = sourceHeight
         self.format = format
         self.isAnimated = isAnimated
+        self.isPlaceholder = isPlaceholder
         self.pixels = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 16)
         self.codec = nil
         self.encodedCount = 0
@@ -76,6 +86,7 @@ public final class DecodedImage: Sendable {
         sourceHeight = 0
         format = .rgba8
         isAnimated = false
+        isPlaceholder = false
         let storage = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
         bytes.withUnsafeBytes { source in
             if let start = source.baseAddress { storage.copyMemory(from: start, byteCount: source.count) }

@@ -17,6 +17,21 @@ struct DecodedImageBuilder {
     /// resampler then skips premultiplying and runs four channels per step.
     var opaque = false
 
+    /// The bytes of the buffers a fill crop needs besides its result: the shrunk image
+    /// before the crop, whose size follows the file's aspect ratio rather than the
+    /// box (a 100 x 500,000 file filling a 100 x 100 box shrinks to 100 x 500,000),
+    /// and `decoded`, a codec's own decode of it, when that is a buffer of its own
+    /// not counted elsewhere (a JPEG's DCT-scaled decode). Decoders count them as
+    /// working memory. Without a crop every buffer is the result, or a DCT-scaled
+    /// decode of at most 4 times its pixels (or 1/64 of the file's).
+    func cropScratchBytes(decodedSeparately decoded: (width: Int, height: Int)? = nil) -> Int {
+        guard geometry.scaled != geometry.output else { return 0 }
+        let stored = geometry.storedScaled
+        let shrunk = stored.width.multipliedSaturating(by: stored.height).multipliedSaturating(by: 4)
+        guard let decoded, decoded != stored else { return shrunk }
+        return shrunk.addingSaturating(decoded.width.multipliedSaturating(by: decoded.height).multipliedSaturating(by: 4))
+    }
+
     /// Allocates a `decodedWidth` x `decodedHeight` RGBA8 buffer, lets `decode` fill it
     /// (rows `stride` bytes apart), and makes the result from it.
     func build(decodedWidth: Int, decodedHeight: Int,

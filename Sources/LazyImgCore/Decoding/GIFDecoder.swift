@@ -49,18 +49,17 @@ public final class GIFDecoder: ImageDecoding {
         let canvasWidth = screenWidth > 0 ? screenWidth : left + width
         let canvasHeight = screenHeight > 0 ? screenHeight : top + height
         guard canvasWidth * canvasHeight <= limits.maxPixels else { throw .tooLarge }
-        let working = Self.workingBytes(canvasWidth: canvasWidth, frameWidth: width, frameHeight: height,
-                                        interlaced: frame.Interlace)
-        guard working <= limits.maxWorkingBytes else {
-            lastFailureReason = "GIF of \(canvasWidth)x\(canvasHeight): needs \(ByteCount(working)) to decode, "
-                + "over the \(ByteCount(limits.maxWorkingBytes)) a decode may hold"
-            throw .tooLarge
-        }
         let colours = try Self.palette(frame.ColorMap ?? gif.pointee.SColorMap, transparentIndex: transparentIndex)
 
         let geometry = OutputGeometry(displayedWidth: canvasWidth, height: canvasHeight, orientation: .up, options: options)
         let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: canvasWidth,
                                           sourceHeight: canvasHeight, isAnimated: false)
+        let working = Self.workingBytes(canvasWidth: canvasWidth, frameWidth: width, frameHeight: height,
+                                        interlaced: frame.Interlace).addingSaturating(builder.cropScratchBytes())
+        if let refusal = limits.workingMemoryRefusal("GIF of \(canvasWidth)x\(canvasHeight)", needs: working) {
+            lastFailureReason = refusal
+            throw .tooLarge
+        }
         // Interlaced lines come in four passes, so their palette indices (a byte a
         // pixel) are read whole before the first canvas row can be made.
         let lines = try frame.Interlace ? FrameLines.read(gif, width: width, height: height) : FrameLines(width: width)

@@ -1,8 +1,9 @@
 /// The default `ImageDecoding`: recognises the format from the bytes and hands them
 /// to the decoder for it.
 ///
-/// `.unsupported` covers both unknown bytes and formats this build cannot decode; a
-/// caller that wants to say which can ask `ImageFormat(sniffing:)?.name`.
+/// `.unsupported` covers both unknown bytes and formats this build cannot decode (AVIF
+/// and HEIF in a build without libavif or libheif); a caller that wants to say which
+/// can ask `ImageFormat(sniffing:)?.name`.
 ///
 /// Not Sendable: it owns a TurboJPEG handle, so each decode thread makes its own.
 public final class ImageDecoder: ImageDecoding {
@@ -24,7 +25,13 @@ public final class ImageDecoder: ImageDecoding {
         case .png: decoder = png
         case .webp: decoder = webp
         case .gif: decoder = gif
-        case .bmp, .tiff, .heif, .avif, nil:
+        #if LAZYIMG_AVIF
+        case .avif: decoder = AVIFDecoder()
+        #endif
+        #if LAZYIMG_HEIF
+        case .heif: decoder = HEIFDecoder()
+        #endif
+        default:
             last = nil
             throw .unsupported
         }

@@ -13,13 +13,27 @@ public enum ImageFormat: Sendable, Equatable {
     case heif
     case avif
 
-    /// Whether this build has a decoder for the format.
+    /// Whether this build has a decoder for the format: AVIF and HEIF only when it was
+    /// built with libavif and libheif (Package.swift).
     public var isDecodable: Bool {
         switch self {
         case .jpeg, .png, .gif, .webp: true
-        case .bmp, .tiff, .heif, .avif: false
+        case .avif: Self.buildHasAVIF
+        case .heif: Self.buildHasHEIF
+        case .bmp, .tiff: false
         }
     }
+
+    #if LAZYIMG_AVIF
+    static let buildHasAVIF = true
+    #else
+    static let buildHasAVIF = false
+    #endif
+    #if LAZYIMG_HEIF
+    static let buildHasHEIF = true
+    #else
+    static let buildHasHEIF = false
+    #endif
 
     /// The format's usual name, for messages such as "unsupported image format: HEIF".
     public var name: String {
@@ -60,11 +74,14 @@ public enum ImageFormat: Sendable, Equatable {
         } else if starts(with: Array("ftyp".utf8), at: 4), bytes.count >= 12 {
             // ISO-BMFF: the major brand after "ftyp" separates AVIF from the HEIF family.
             // Other ftyp brands (mp4, mov, ...) are video, not images.
-            let brand = String(decoding: bytes[8..<12], as: UTF8.self)
-            switch brand {
+            switch Self.brand(bytes, at: 8) {
             case "avif", "avis":
                 self = .avif
-            case "heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1":
+            case "mif1", "msf1":
+                // The generic image brands: the compatible brands say which codec, and
+                // libavif reads a file that lists "avif" or "avis" among them.
+                self = Self.compatibleBrands(bytes).contains { $0 == "avif" || $0 == "avis" } ? .avif : .heif
+            case "heic", "heix", "hevc", "hevx", "heim", "heis":
                 self = .heif
             default:
                 return nil
@@ -72,5 +89,17 @@ public enum ImageFormat: Sendable, Equatable {
         } else {
             return nil
         }
+    }
+
+    private static func brand(_ bytes: [UInt8], at offset: Int) -> String {
+        String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+    }
+
+    /// The brands an ftyp box lists after its major brand and version, as far as the
+    /// box and the bytes reach.
+    private static func compatibleBrands(_ bytes: [UInt8]) -> [String] {
+        let boxSize = bytes[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        let end = min(boxSize, bytes.count)
+        return stride(from: 16, to: end - 3, by: 4).map { brand(bytes, at: $0) }
     }
 }

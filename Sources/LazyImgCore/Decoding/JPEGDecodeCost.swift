@@ -10,11 +10,7 @@
 /// frame header (SOF) and the scan headers (SOS), so the decoder can refuse a file
 /// beyond its limits before anything is allocated.
 struct JPEGDecodeCost {
-    struct Component {
-        let id: UInt8
-        let horizontal: Int
-        let vertical: Int
-    }
+    typealias Component = JPEGFrameHeader.Component
 
     let width: Int
     let height: Int
@@ -45,13 +41,13 @@ struct JPEGDecodeCost {
     /// to TurboJPEG to refuse).
     init?(scanning bytes: UnsafeBufferPointer<UInt8>) {
         var markers = JPEGMarkers(bytes)
-        var frame: (width: Int, height: Int, components: [Component], progressive: Bool)?
+        var frame: JPEGFrameHeader?
         var scans = 0, visits = 0, firstScanComponents: Int?
         while let segment = markers.next() {
             if JPEGFrameKind.isStartOfFrame(segment.marker) {
                 // libjpeg refuses a second frame header; the first one is the frame.
                 if frame == nil {
-                    guard let parsed = Self.frame(segment) else { return nil }
+                    guard let parsed = JPEGFrameHeader(segment) else { return nil }
                     frame = parsed
                 }
             } else if segment.marker == 0xDA {
@@ -67,10 +63,10 @@ struct JPEGDecodeCost {
         width = frame.width
         height = frame.height
         components = frame.components
-        isProgressive = frame.progressive
+        isProgressive = frame.isProgressive
         self.scans = scans
         blockVisits = visits
-        keepsEveryCoefficient = frame.progressive || (firstScanComponents ?? 0) < frame.components.count
+        keepsEveryCoefficient = frame.isProgressive || (firstScanComponents ?? 0) < frame.components.count
         endsWithEOI = markers.reachedEnd
     }
 
@@ -96,9 +92,9 @@ struct JPEGDecodeCost {
         max(Self.minVisitAllowance, blocks.multipliedSaturating(by: Self.maxVisitsPerBlock))
     }
 
-    /// Why the file is beyond `maxWorkingBytes` or the scan bounds, or nil. `rowBytes`
-    /// is what the decode holds per row besides the coefficients.
-    func refusal(maxWorkingBytes: Int, rowBytes: Int) -> String? {
+    /// Why the file is beyond the working-memory limit or the scan bounds, or nil.
+    /// `otherBytes` is what the decode holds besides the coefficients.
+    func refusal(_ limits: DecodeLimits, otherBytes: Int) -> String? {
         if scans > Self.maxScans {
             return "JPEG with \(scans) scans (at most \(Self.maxScans) are decoded)"
         }
@@ -106,13 +102,11 @@ struct JPEGDecodeCost {
             return "progressive JPEG whose \(scans) scans walk \(blockVisits) blocks, "
                 + "over the \(allowedBlockVisits) its \(width)x\(height) frame allows"
         }
-        let working = coefficientBytes.addingSaturating(rowBytes)
-        if working > maxWorkingBytes {
-            let kind = isProgressive ? "progressive JPEG" : "multi-scan JPEG"
-            return "\(kind) of \(width)x\(height): needs \(ByteCount(working)) to decode (\(ByteCount(coefficientBytes)) "
-                + "of it coefficients), over the \(ByteCount(maxWorkingBytes)) a decode may hold"
-        }
-        return nil
+        let working = coefficientBytes.addingSaturating(otherBytes)
+        guard coefficientBytes > 0 else { return limits.workingMemoryRefusal("JPEG of \(width)x\(height)", needs: working) }
+        let kind = isProgressive ? "progressive JPEG" : "multi-scan JPEG"
+        return limits.workingMemoryRefusal("\(kind) of \(width)x\(height)", needs: working,
+                                           detail: "\(ByteCount(coefficientBytes)) of it coefficients")
     }
 
     // MARK: - Geometry (jdinput.c: a component's blocks cover its share of the frame)
@@ -145,28 +139,6 @@ struct JPEGDecodeCost {
         self.components = components
         isProgressive = false
         keepsEveryCoefficient = false
-    }
-
-    /// SOFn: precision, height, width (16 bits each, so every product below fits),
-    /// then per component its id, sampling factors (4 bits each) and table.
-    private static func frame(_ segment: JPEGMarkers.Segment)
-        -> (width: Int, height: Int, components: [Component], progressive: Bool)? {
-        let payload = segment.payload
-        guard payload.count >= 6 else { return nil }
-        let height = Int(payload[1]) << 8 | Int(payload[2])
-        let width = Int(payload[3]) << 8 | Int(payload[4])
-        let count = Int(payload[5])
-        guard count > 0, payload.count >= 6 + 3 * count else { return nil }
-        var components: [Component] = []
-        for index in 0..<count {
-            let sampling = payload[7 + 3 * index]
-            let horizontal = Int(sampling >> 4), vertical = Int(sampling & 0x0F)
-            // libjpeg accepts factors 1...4 only.
-            guard (1...4).contains(horizontal), (1...4).contains(vertical) else { return nil }
-            components.append(Component(id: payload[6 + 3 * index], horizontal: horizontal, vertical: vertical))
-        }
-        // SOF2 and SOF10: progressive, Huffman or arithmetic.
-        return (width, height, components, segment.marker == 0xC2 || segment.marker == 0xCA)
     }
 
     /// The frame's components a scan header names (each counted once; unknown ids,

@@ -43,30 +43,44 @@ public final class JPEGDecoder: ImageDecoding {
 
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
             let headerResult = tjDecompressHeader3(handle, base, size, &width, &height, &subsampling, &colorspace)
+            // Junk before a header marker is only a warning (the file is damaged). And
             // TurboJPEG 2.1 refuses chroma samplings it has no name for (1x3, mixed
-            // factors) after filling in the size; libjpeg decodes those fine, so only
-            // the subsampling complaint is forgiven.
+            // factors) after filling in the size; libjpeg decodes those fine, so that
+            // complaint is forgiven too.
+            let headerWarned = headerResult != 0 && JPEGDamage.onlyWarned(handle)
             let unnamedSubsampling = headerResult != 0 && subsampling < 0
-            guard headerResult == 0 || unnamedSubsampling, width > 0, height > 0 else { throw .decode }
+            guard headerResult == 0 || headerWarned || unnamedSubsampling, width > 0, height > 0 else { throw .decode }
+            var damaged = headerWarned
             let storedWidth = Int(width), storedHeight = Int(height)
             // JPEG sides are at most 65535, so this product cannot overflow.
             guard storedWidth * storedHeight <= limits.maxPixels else { throw .tooLarge }
-            if let cost = JPEGDecodeCost(scanning: bytes),
-               let refusal = cost.refusal(maxWorkingBytes: limits.maxWorkingBytes,
-                                          rowBytes: Self.rowBytes(width: storedWidth, components: cost.components.count)) {
-                lastFailureReason = refusal
-                throw .tooLarge
-            }
+            let cost = JPEGDecodeCost(scanning: bytes)
+            // A baseline file without its end: the rows it lacks become transparent.
+            let received = cost.map { !$0.endsWithEOI && !$0.keepsEveryCoefficient } == true
+                ? JPEGReceivedRows(bytes) : nil
 
             let orientation = Self.exifOrientation(in: bytes)
             let displayed = orientation.displayed(width: storedWidth, height: storedHeight)
             let geometry = OutputGeometry(displayedWidth: displayed.width, height: displayed.height,
                                           orientation: orientation, options: options)
-            let scaled = Self.scaledSize(width: storedWidth, height: storedHeight, covering: geometry.storedScaled)
+            let scale = Self.scalingFactor(width: storedWidth, height: storedHeight, covering: geometry.storedScaled)
+            let scaled = Self.scaled(width: storedWidth, height: storedHeight, by: scale)
+            // TurboJPEG fills RGBA's alpha with 255, and the CMYK conversion does too;
+            // only the missing rows of a file cut short are transparent.
+            let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: displayed.width,
+                                              sourceHeight: displayed.height, isAnimated: false, opaque: received == nil)
+            let otherBytes = Self.rowBytes(width: storedWidth, components: cost?.components.count ?? 3)
+                .addingSaturating(builder.cropScratchBytes(decodedSeparately: scaled))
+            let refusal = cost.map { $0.refusal(limits, otherBytes: otherBytes) }
+                ?? limits.workingMemoryRefusal("JPEG of \(storedWidth)x\(storedHeight)", needs: otherBytes)
+            if let refusal {
+                lastFailureReason = refusal
+                throw .tooLarge
+            }
 
-            // Any warning (truncated data, a corrupt scan) aborts the decode: a half-grey
-            // image cached as a success would never be fetched again.
-            var flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+            // Warnings (junk bytes, a corrupt or cut-off scan) decode on, as browsers
+            // show such files; the image says it is damaged.
+            var flags = TJFLAG_LIMITSCANS
             // A DCT-scaled decode is shrunk again by the box filter, which averages away
             // the difference between fancy and plain chroma upsampling: take the fast one
             // (bench-decode: about 4% more thumbnails per second). Full-size decodes keep
@@ -75,22 +89,25 @@ public final class JPEGDecoder: ImageDecoding {
             // libjpeg has no CMYK-to-RGB conversion: take the ink values and convert here.
             let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
             let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGBA
-            // TurboJPEG fills RGBA's alpha with 255, and the CMYK conversion does too.
-            let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: displayed.width,
-                                              sourceHeight: displayed.height, isAnimated: false, opaque: true)
-            return try builder.build(decodedWidth: scaled.width, decodedHeight: scaled.height) {
+            let image = try builder.build(decodedWidth: scaled.width, decodedHeight: scaled.height) {
                 (destination, pitch) throws(LoaderError) in
                 let rc = tjDecompress2(handle, base, size, destination.assumingMemoryBound(to: UInt8.self),
                                        Int32(scaled.width), Int32(pitch), Int32(scaled.height),
                                        Int32(pixelFormat.rawValue), flags)
-                // With TJFLAG_STOPONWARNING a warning stops the decode, and in 2.1 any
-                // warning also makes the call return -1, tjGetErrorCode reporting
-                // TJERR_WARNING rather than TJERR_FATAL. Both kinds are failures here.
-                guard rc == 0 else { throw .decode }
+                if rc != 0 {
+                    guard JPEGDamage.onlyWarned(handle) else { throw .decode }
+                    damaged = true
+                }
                 if isCMYK {
                     Self.convertInvertedCMYKToRGBA(destination, width: scaled.width, height: scaled.height, pitch: pitch)
                 }
+                if damaged, let received {
+                    received.clearMissingRows(destination, width: scaled.width, height: scaled.height, pitch: pitch,
+                                              scale: scale)
+                }
             }
+            image.isDamaged = damaged
+            return image
         }
     }
 
@@ -135,20 +152,33 @@ public final class JPEGDecoder: ImageDecoding {
     }
 
     /// The smallest DCT-scaled size, no larger than the source, that covers `box` on
-    /// both sides. TurboJPEG rounds scaled sides up (its TJSCALED macro), as done here.
+    /// both sides.
     static func scaledSize(width: Int, height: Int, covering box: (width: Int, height: Int)) -> (width: Int, height: Int) {
-        var best = (width: width, height: height)
+        scaled(width: width, height: height, by: scalingFactor(width: width, height: height, covering: box))
+    }
+
+    /// The TurboJPEG scaling factor (at most 1) that gives `scaledSize`.
+    static func scalingFactor(width: Int, height: Int, covering box: (width: Int, height: Int))
+        -> (numerator: Int, denominator: Int) {
+        var best = (numerator: 1, denominator: 1)
         var count: Int32 = 0
         guard let factors = tjGetScalingFactors(&count) else { return best }
         for factor in UnsafeBufferPointer(start: factors, count: Int(max(count, 0))) {
-            let numerator = Int(factor.num), denominator = Int(factor.denom)
-            guard numerator > 0, denominator > 0, numerator <= denominator else { continue }
-            let scaledWidth = (width * numerator + denominator - 1) / denominator
-            let scaledHeight = (height * numerator + denominator - 1) / denominator
-            if scaledWidth >= box.width && scaledHeight >= box.height && scaledWidth * scaledHeight < best.width * best.height {
-                best = (scaledWidth, scaledHeight)
+            let candidate = (numerator: Int(factor.num), denominator: Int(factor.denom))
+            guard candidate.numerator > 0, candidate.denominator > 0, candidate.numerator <= candidate.denominator
+            else { continue }
+            let size = scaled(width: width, height: height, by: candidate)
+            let bestSize = scaled(width: width, height: height, by: best)
+            if size.width >= box.width && size.height >= box.height && size.width * size.height < bestSize.width * bestSize.height {
+                best = candidate
             }
         }
         return best
+    }
+
+    /// TurboJPEG rounds scaled sides up (its TJSCALED macro), as done here.
+    static func scaled(width: Int, height: Int, by factor: (numerator: Int, denominator: Int)) -> (width: Int, height: Int) {
+        ((width * factor.numerator + factor.denominator - 1) / factor.denominator,
+         (height * factor.numerator + factor.denominator - 1) / factor.denominator)
     }
 }

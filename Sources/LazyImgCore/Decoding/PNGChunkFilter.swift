@@ -7,17 +7,18 @@ import CSpng
 /// other chunk (text, ICC profiles, EXIF, ...), inflate the compressed ones, and refuse
 /// the file when one is over its chunk limits or malformed, although browsers skip
 /// such chunks and show the image. Here they never reach it: no memory, no
-/// decompression, no failure. Their CRCs are still checked, so a damaged one can be
-/// reported. Critical chunks, and anything cut short, pass through for libspng to
-/// judge. Nothing is copied or allocated.
+/// decompression, no failure. Their CRCs are still checked: a mismatch makes the
+/// image damaged, shown as browsers show it (libpng's default for an ancillary chunk
+/// is to warn and drop it). tRNS with a bad CRC is dropped too. Critical chunks, and
+/// anything cut short, pass through for libspng to judge. Nothing is copied or
+/// allocated.
 struct PNGChunkFilter {
     private let bytes: UnsafeBufferPointer<UInt8>
     /// The next byte of `bytes` to hand over.
     private var position = 0
     /// Bytes left of what is being handed over (the signature, then one chunk).
     private var remaining = 8
-    /// Ancillary chunks left out; those whose CRC did not match.
-    private(set) var skippedChunks = 0
+    /// Ancillary chunks left out because their CRC did not match.
     private(set) var damagedChunks = 0
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -40,33 +41,34 @@ struct PNGChunkFilter {
     }
 
     /// Steps over every ancillary chunk from `position` on that the pixels do not
-    /// need, then sets `remaining` to the length of the next chunk handed over.
+    /// need (or that is damaged), then sets `remaining` to the length of the next chunk
+    /// handed over.
     private mutating func startNextChunk() {
         while position + 8 <= bytes.count {
             let length = Int(bytes[position]) << 24 | Int(bytes[position + 1]) << 16
                 | Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
             // Length, type, data, CRC: at most 2^32 + 11, so no overflow.
             let total = 12 + length
-            guard Self.isSkippable(type: bytes, at: position + 4), length <= Int(Int32.max),
-                  total <= bytes.count - position
-            else {
+            // Ancillary chunks have a lower-case first letter.
+            guard bytes[position + 4] & 0x20 != 0, length <= Int(Int32.max), total <= bytes.count - position else {
                 remaining = total
                 return
             }
-            skippedChunks += 1
-            if !crcMatches(chunkAt: position, length: length) { damagedChunks += 1 }
+            let intact = crcMatches(chunkAt: position, length: length)
+            if intact && isTRNS(at: position + 4) {
+                remaining = total
+                return
+            }
+            if !intact { damagedChunks += 1 }
             position += total
         }
         // A cut-off chunk header: pass the tail through for libspng to report.
         remaining = bytes.count - position
     }
 
-    /// Ancillary (lower-case first letter) and not tRNS, which the pixels need.
-    private static func isSkippable(type bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
-        let isAncillary = bytes[offset] & 0x20 != 0
-        let isTRNS = bytes[offset] == 0x74 && bytes[offset + 1] == 0x52 && bytes[offset + 2] == 0x4E
-            && bytes[offset + 3] == 0x53
-        return isAncillary && !isTRNS
+    /// tRNS: the one ancillary chunk the pixels need.
+    private func isTRNS(at offset: Int) -> Bool {
+        bytes[offset] == 0x74 && bytes[offset + 1] == 0x52 && bytes[offset + 2] == 0x4E && bytes[offset + 3] == 0x53
     }
 
     /// The CRC covers the type and the data.

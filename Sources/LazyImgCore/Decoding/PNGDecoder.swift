@@ -28,7 +28,10 @@ public final class PNGDecoder: ImageDecoding {
                 try check(spng_set_png_stream(context, { _, user, destination, count in
                     PNGChunkFilter.read(user, destination, count)
                 }, filter))
-                return try decode(context, options: options, limits: limits)
+                let image = try decode(context, options: options, limits: limits)
+                // A bad CRC in a chunk left out: the image is whole, the file damaged.
+                image.isDamaged = filter.pointee.damagedChunks > 0
+                return image
             }
         }
     }
@@ -49,13 +52,6 @@ public final class PNGDecoder: ImageDecoding {
         // Both sides are below 2^31 (libspng checks), so the product fits in Int.
         guard sourceWidth * sourceHeight <= limits.maxPixels else { throw .tooLarge }
         let interlaced = header.interlace_method != 0
-        let working = Self.workingBytes(width: sourceWidth, height: sourceHeight, interlaced: interlaced)
-        guard working <= limits.maxWorkingBytes else {
-            lastFailureReason = "\(interlaced ? "interlaced " : "")PNG of \(sourceWidth)x\(sourceHeight): needs "
-                + "\(ByteCount(working)) to decode, over the \(ByteCount(limits.maxWorkingBytes)) a decode may hold"
-            throw .tooLarge
-        }
-
         let format = Int32(SPNG_FMT_RGBA8.rawValue)
         var byteCount = 0
         try check(spng_decoded_image_size(context, format, &byteCount))
@@ -68,6 +64,13 @@ public final class PNGDecoder: ImageDecoding {
         let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: sourceWidth,
                                           sourceHeight: sourceHeight, isAnimated: false,
                                           opaque: isOpaque(context, header))
+        let working = Self.workingBytes(width: sourceWidth, height: sourceHeight, interlaced: interlaced)
+            .addingSaturating(builder.cropScratchBytes())
+        if let refusal = limits.workingMemoryRefusal("\(interlaced ? "interlaced " : "")PNG of \(sourceWidth)x\(sourceHeight)",
+                                                     needs: working) {
+            lastFailureReason = refusal
+            throw .tooLarge
+        }
         let flags = Int32(SPNG_DECODE_TRNS.rawValue)
         guard interlaced else {
             return try builder.buildByRows(decodedWidth: sourceWidth, decodedHeight: sourceHeight) {

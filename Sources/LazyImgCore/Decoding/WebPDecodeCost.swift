@@ -26,13 +26,16 @@ struct WebPDecodeCost {
     private let alpha: Bool
     /// The widest row the decode streams (the canvas's, for a frame drawn on one).
     private let rowWidth: Int
+    /// What the decode holds besides (a fill crop's scratch).
+    private let otherBytes: Int
 
-    init(_ features: WebPBitstreamFeatures, canvasWidth: Int? = nil) {
+    init(_ features: WebPBitstreamFeatures, canvasWidth: Int? = nil, otherBytes: Int) {
         width = Int(features.width)
         height = Int(features.height)
         lossless = features.format == 2
         alpha = features.has_alpha != 0
         rowWidth = max(width, canvasWidth ?? 0)
+        self.otherBytes = otherBytes
     }
 
     /// WebP sides are at most 2^14 (2^24 for a canvas), so the products below fit.
@@ -44,9 +47,9 @@ struct WebPDecodeCost {
         return alpha ? 5 * pixels : 0
     }
 
-    /// Row buffers: libwebp's macroblock rows and rescaler, the resampler's row of
-    /// sums and the row being drawn.
-    private var rowBytes: Int { 160 * rowWidth }
+    /// Row buffers (libwebp's macroblock rows and rescaler, the resampler's row of
+    /// sums and the row being drawn), and the rest the decode holds.
+    private var streamingBytes: Int { (160 * rowWidth).addingSaturating(otherBytes) }
 
     /// The full-size RGBA output, where one is needed.
     private var fullSizeBytes: Int { 4 * pixels }
@@ -54,25 +57,26 @@ struct WebPDecodeCost {
     /// A still bitstream (or a frame covering its canvas): scaled by libwebp unless it
     /// is lossy with alpha and its full-size decode fits; refused when not even
     /// libwebp's own memory fits.
-    func plan(maxWorkingBytes: Int) -> Result<Plan, Refusal> {
-        let scaledBytes = codecBytes + rowBytes
-        guard scaledBytes <= maxWorkingBytes else { return .failure(refusal(needing: scaledBytes, maxWorkingBytes)) }
+    func plan(_ limits: DecodeLimits) -> Result<Plan, Refusal> {
+        let scaledBytes = codecBytes.addingSaturating(streamingBytes)
+        if let refusal = refusal(needing: scaledBytes, limits) { return .failure(refusal) }
         // Over the limit a lossy image with alpha is still decoded, by libwebp's
         // scaler: its edges may take some colour from under transparent pixels.
-        if alpha && !lossless && scaledBytes + fullSizeBytes <= maxWorkingBytes { return .success(.fullSize) }
+        if alpha && !lossless && scaledBytes.addingSaturating(fullSizeBytes) <= limits.maxWorkingBytes {
+            return .success(.fullSize)
+        }
         return .success(.scaledByLibwebp)
     }
 
     /// A frame drawn onto a larger canvas: decoded at its own full size.
-    func planDrawingOnCanvas(maxWorkingBytes: Int) -> Result<Plan, Refusal> {
-        let bytes = codecBytes + rowBytes + fullSizeBytes
-        guard bytes <= maxWorkingBytes else { return .failure(refusal(needing: bytes, maxWorkingBytes)) }
+    func planDrawingOnCanvas(_ limits: DecodeLimits) -> Result<Plan, Refusal> {
+        let bytes = codecBytes.addingSaturating(streamingBytes).addingSaturating(fullSizeBytes)
+        if let refusal = refusal(needing: bytes, limits) { return .failure(refusal) }
         return .success(.fullSize)
     }
 
-    private func refusal(needing bytes: Int, _ maxWorkingBytes: Int) -> Refusal {
+    private func refusal(needing bytes: Int, _ limits: DecodeLimits) -> Refusal? {
         let kind = lossless ? "lossless WebP" : alpha ? "WebP with alpha" : "WebP"
-        return Refusal(reason: "\(kind) of \(width)x\(height): needs \(ByteCount(bytes)) to decode, "
-                       + "over the \(ByteCount(maxWorkingBytes)) a decode may hold")
+        return limits.workingMemoryRefusal("\(kind) of \(width)x\(height)", needs: bytes).map(Refusal.init)
     }
 }

@@ -55,10 +55,10 @@ public final class WebPDecoder: ImageDecoding {
     /// builder's geometry.
     private func decodeBitstream(_ input: UnsafeBufferPointer<UInt8>, _ features: WebPBitstreamFeatures,
                                  builder: DecodedImageBuilder, limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
-        let cost = WebPDecodeCost(features)
+        let cost = WebPDecodeCost(features, otherBytes: builder.cropScratchBytes())
         let fullSize = (width: cost.width, height: cost.height)
         let scaled: (width: Int, height: Int)
-        switch try check(cost.plan(maxWorkingBytes: limits.maxWorkingBytes)) {
+        switch try check(cost.plan(limits)) {
         case .fullSize: scaled = fullSize
         case .scaledByLibwebp: scaled = builder.geometry.storedScaled
         }
@@ -74,8 +74,8 @@ public final class WebPDecoder: ImageDecoding {
     private func drawOnCanvas(_ frame: WebPFirstFrame, _ features: WebPBitstreamFeatures, canvasWidth: Int,
                               canvasHeight: Int, builder: DecodedImageBuilder,
                               limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
-        let cost = WebPDecodeCost(features, canvasWidth: canvasWidth)
-        try check(cost.planDrawingOnCanvas(maxWorkingBytes: limits.maxWorkingBytes))
+        let cost = WebPDecodeCost(features, canvasWidth: canvasWidth, otherBytes: builder.cropScratchBytes())
+        try check(cost.planDrawingOnCanvas(limits))
         guard let decoded = DecodedImage(width: frame.width, height: frame.height, sourceWidth: frame.width,
                                          sourceHeight: frame.height)
         else { throw .tooLarge }  // DecodedImage refuses only absurd sizes

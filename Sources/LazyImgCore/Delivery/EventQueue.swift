@@ -68,9 +68,12 @@ final class EventQueue: @unchecked Sendable {
 
     func push(_ event: LoaderEvent) {
         condition.locked {
-            if waiting == 0, fdArmed { lazyimg_eventfd_signal(fd) }
+            let wasEmpty = waiting == 0
             events.append(event)
             waitingHint.store(waiting, ordering: .releasing)
+            // After the hint: a host woken by the fd may dispatch at once, and a
+            // dispatch that read the hint as 0 would return without the event.
+            if wasEmpty, fdArmed { lazyimg_eventfd_signal(fd) }
             condition.broadcast()
         }
     }

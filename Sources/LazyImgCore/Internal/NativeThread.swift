@@ -42,7 +42,7 @@ public final class NativeThread: @unchecked Sendable {
             if priority == .background { _ = lazyimg_thread_lower_priority(Priority.backgroundNiceSteps) }
             body()
         }).toOpaque()
-        let rc = pthread_create(&handle, nil, { raw in
+        let rc = lazyimg_thread_create_without_signals(&handle, { raw in
             // Always the box passed below.
             guard let raw else { return nil }
             Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
@@ -65,6 +65,14 @@ public final class NativeThread: @unchecked Sendable {
         } else {
             pthread_join(handle, nil)
         }
+    }
+
+    /// Lets the thread run on unwaited for: its resources go when it returns. For work
+    /// that may block for good (a name lookup), which nobody may wait on.
+    public func detach() {
+        guard !joined else { return }
+        joined = true
+        pthread_detach(handle)
     }
 
     /// Whether the caller is running on this thread.

@@ -6,6 +6,8 @@ enum FailureMessage {
         switch error {
         case .http(let status):
             return "HTTP status \(status)"
+        case .protocolViolation(let violation):
+            return violation.description
         case .unsupported:
             guard let bytes else { return "" }
             guard let format = ImageFormat(sniffing: bytes) else {

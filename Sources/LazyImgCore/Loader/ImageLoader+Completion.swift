@@ -16,7 +16,9 @@ extension ImageLoader {
             // A transfer we cancelled may still report; it is no longer known.
             guard let key = s.jobByTransfer.removeValue(forKey: transfer), let job = s.jobs[key] else { return }
             s.downloading -= 1
-            s.stats.bytesDownloaded += UInt64(response.bytesReceived)
+            _hostSlotFreed(key.url, in: &s)
+            s.stats.bytesDownloaded = s.stats.bytesDownloaded.addingClamped(response.bytesReceived)
+            s.stats.bytesResumed = s.stats.bytesResumed.addingClamped(response.resumedBytes)
             if case .success(let bytes) = response.result, job.tickets.isEmpty,
                let row = job.prefetchRow ?? job.startRow {
                 _fetchedUnasked(key, row: row, bytes: bytes.count, in: &s)
@@ -89,7 +91,7 @@ extension ImageLoader {
             s.claimed.insert(row)
         } else {
             s.stats.prefetchWasted += 1
-            s.stats.prefetchWasteBytes += UInt64(bytes)
+            s.stats.prefetchWasteBytes = s.stats.prefetchWasteBytes.addingClamped(bytes)
         }
     }
 }

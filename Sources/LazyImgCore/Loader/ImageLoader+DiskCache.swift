@@ -4,7 +4,9 @@
 /// For each URL it keeps the original bytes with their HTTP metadata, and the
 /// thumbnail for every box a loader used, so a warm start neither downloads nor
 /// decodes. A stale original is revalidated by the download (If-None-Match /
-/// If-Modified-Since); a 304 makes it fresh again without a body.
+/// If-Modified-Since); a 304 makes it fresh again without a body. Entries are
+/// filed under this loader's credentials (`DataRequest.credentialScope`) and
+/// answer only requests its response's Vary selects.
 extension ImageLoader {
     /// What the disk held for a job.
     enum DiskLookup {
@@ -52,14 +54,17 @@ extension ImageLoader {
     /// decoded (and its thumbnail written for next time).
     private func lookUpOnDisk(_ disk: DiskCache, _ key: CacheKey, decoder: any ImageDecoding) -> DiskLookup {
         let now = HTTPCacheMetadata.now
-        let thumbnailKey = DiskCache.Key(url: key.url, variant: DiskCacheThumbnail.variant(key.options))
+        let request = configuration.dataRequest(for: key.url)
+        let thumbnailKey = DiskCache.Key(request: request, variant: DiskCacheThumbnail.variant(key.options))
         // An animation's thumbnail holds its first frame only: one that plays needs
         // the original.
         if storesThumbnails(key), let thumbnail = disk.read(thumbnailKey), thumbnail.metadata.isFresh(now: now),
-           let image = DiskCacheThumbnail.decode(thumbnail.body), !(image.isAnimated && playsAnimations) {
+           thumbnail.metadata.isSelected(by: request), let image = DiskCacheThumbnail.decode(thumbnail.body),
+           !(image.isAnimated && playsAnimations) {
             return .image(image, decoded: false)
         }
-        guard let original = disk.read(DiskCache.Key(url: key.url)) else { return .miss }
+        guard let original = disk.read(DiskCache.Key(request: request)), original.metadata.isSelected(by: request)
+        else { return .miss }
         guard original.metadata.isFresh(now: now) else { return .stale(original) }
         guard case .success(let image) = makeImage(original.body, key, decoder: decoder) else {
             // Intact on disk but not an image this loader can use: fetch it again.
@@ -112,23 +117,25 @@ extension ImageLoader {
     }
 
     /// Off the host's and network threads: keeps a fetched original (unless the
-    /// response said no-store) and its thumbnail for this box.
+    /// response said no-store or `Vary: *`) and its thumbnail for this box.
     func storeOnDisk(_ key: CacheKey, bytes: [UInt8], image: DecodedImage?, origin: DownloadOrigin,
                      headers: HTTPCacheHeaders) {
         guard let diskCache else { return }
-        let metadata: HTTPCacheMetadata
+        let request = configuration.dataRequest(for: key.url)
+        var metadata: HTTPCacheMetadata
         switch origin {
         case .network:
             guard HTTPCacheMetadata.allowsStoring(headers) else { return }
             metadata = HTTPCacheMetadata(headers: headers, now: HTTPCacheMetadata.now)
+            metadata.selectingHeaders = HTTPCacheMetadata.selectingHeaders(vary: headers.vary, of: request)
         case .revalidated(let refreshed):
             metadata = refreshed
         case .stale:
             return
         }
-        diskCache.store(DiskCache.Key(url: key.url), body: bytes, metadata: metadata)
+        diskCache.store(DiskCache.Key(request: request), body: bytes, metadata: metadata)
         if let image, storesThumbnails(key) {
-            diskCache.store(DiskCache.Key(url: key.url, variant: DiskCacheThumbnail.variant(key.options)),
+            diskCache.store(DiskCache.Key(request: request, variant: DiskCacheThumbnail.variant(key.options)),
                             body: DiskCacheThumbnail.encode(image), metadata: metadata, durable: false)
         }
     }

@@ -23,6 +23,7 @@ extension ImageLoader {
             let transfer = s.makeID()
             guard let fetch = s.fetches.startNext(as: transfer) else { return }
             s.downloading += 1
+            s.hostSlots.didStart(fetch.url)
             transport.start(transfer, configuration.dataRequest(for: fetch.url)) { [weak self] id, response in
                 self?.fetchDidComplete(id, response)
             }
@@ -36,6 +37,7 @@ extension ImageLoader {
         if let transfer {
             s.downloading -= 1
             transport.cancel(transfer)
+            _hostSlotFreed(fetch.url, in: &s)
         }
         delivery.push(LoaderEvent(ticket: ticket, row: 0, url: fetch.url, outcome: .failed(.cancelled),
                                   httpStatus: 0))
@@ -48,7 +50,9 @@ extension ImageLoader {
             // A fetch cancelled meanwhile may still report; its event was sent already.
             guard let fetch = s.fetches.finish(transfer) else { return }
             s.downloading -= 1
-            s.stats.bytesDownloaded += UInt64(response.bytesReceived)
+            _hostSlotFreed(fetch.url, in: &s)
+            s.stats.bytesDownloaded = s.stats.bytesDownloaded.addingClamped(response.bytesReceived)
+            s.stats.bytesResumed = s.stats.bytesResumed.addingClamped(response.resumedBytes)
             let outcome: LoaderEvent.Outcome
             var message = ""
             switch response.result {

@@ -102,7 +102,7 @@ extension ImageLoader {
         guard row < s.rows.count, let key = s.rows[row] else { return }
         if !s.prefetch.isEmpty, let bytes = s.prefetch.abandon(key, row: row) {
             s.stats.prefetchWasted += 1
-            s.stats.prefetchWasteBytes += UInt64(bytes)
+            s.stats.prefetchWasteBytes = s.stats.prefetchWasteBytes.addingClamped(bytes)
         }
         guard let tickets = s.withJob(key, { $0.tickets }) else { return }
         for (id, ticketRow) in tickets where ticketRow == row { _cancelTicket(id, in: &s) }
@@ -126,7 +126,7 @@ extension ImageLoader {
         }
         let wasted = s.prefetch.abandonAll { !window.wants($0) }
         s.stats.prefetchWasted += UInt64(wasted.count)
-        s.stats.prefetchWasteBytes += UInt64(wasted.bytes)
+        s.stats.prefetchWasteBytes = s.stats.prefetchWasteBytes.addingClamped(wasted.bytes)
     }
 
     /// Starts the most urgent startable jobs while download slots are free, as far
@@ -138,15 +138,22 @@ extension ImageLoader {
         let now = clock.nowMilliseconds
         let moving = s.view.scroll != .idle
         let screen = s.window.visible?.count ?? 0
+        // Back-pressure (ImageLoader+DecodeQueue): none while running downloads and
+        // files waiting to decode hold the budget, unless they hold nothing.
+        let held = downloadBudget.heldBytes
+        guard held == 0 || held < configuration.decodeQueueBytes else { return }
         while s.downloading < configuration.maxConcurrentDownloads {
-            // Back-pressure (ImageLoader+DecodeQueue): none while too much waits to decode.
-            guard s.decodeQueuedBytes == 0 || s.decodeQueuedBytes < configuration.decodeQueueBytes else { return }
             let mayPace = !moving
                 || s.starts.mayStart(now: now, screen: screen, concurrency: configuration.maxConcurrentDownloads)
             guard let next = _nextToStart(now: now, includingPaced: mayPace, in: &s) else { return }
             // A job the prefetcher just made looks on disk first; that takes no slot.
             if diskCache != nil, s.jobs[next.key]?.diskChecked == false {
                 _startDiskRead(next.key, in: &s)
+                continue
+            }
+            // libcurl would queue it, holding a slot another host's row could use.
+            if s.hostSlots.isFull(next.key.url, limit: configuration.maxHostConnections) {
+                s.hostSlots.hold(next.key)
                 continue
             }
             if moving && next.isPaced { s.starts.take() }
@@ -223,8 +230,10 @@ extension ImageLoader {
         } ?? nil
         s.jobByTransfer[id] = key
         s.downloading += 1
+        s.hostSlots.didStart(key.url)
         s.stats.downloadsStarted += 1
-        var request = configuration.dataRequest(for: key.url)
+        var request = configuration.imageRequest(for: key.url)
+        request.memoryBudget = downloadBudget
         // A stale disk copy is revalidated: a 304 answers without a body.
         if let validators { request.validators = validators }
         if let reused = transport.startOrReuse(id, request, completion: transferCompletion) {
@@ -269,7 +278,18 @@ extension ImageLoader {
             s.jobByTransfer[transfer] = nil
             s.downloading -= 1
             s.stats.downloadsCancelled += 1
-            transport.cancel(transfer)
+            // Resume hook: nothing wants the row now, but it may come back (a wrong
+            // prediction), so the transport may keep what came and ask for the rest.
+            transport.cancelKeepingBytes(transfer)
+            _hostSlotFreed(key.url, in: &s)
+        }
+    }
+
+    /// A download or fetch of `url` ended or stopped: the jobs its host held back go
+    /// back to the pump.
+    func _hostSlotFreed(_ url: ImageURL, in s: inout LoaderState) {
+        for key in s.hostSlots.didEnd(url) {
+            if let job = s.jobs[key], job.phase == .waiting { _requeue(job, in: &s) }
         }
     }
 

@@ -32,11 +32,15 @@ public final class ImageLoader: Sendable {
     let transferCompletion: @Sendable (TransferID, DataResponse) -> Void
     /// The view a list at rest set last, for the host's unchanged repeats of it.
     let restingView = RestingView()
+    /// What running downloads and files waiting to decode may hold together.
+    let downloadBudget: DownloadBudget
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
     /// Animation frames decoded, counted by the decode jobs, which take no lock.
     let framesDecoded = Atomic<UInt64>(0)
+    /// The rows' placeholder hashes and the images drawn from them.
+    let placeholders: RowPlaceholders
 
     /// - Parameters:
     ///   - transport: fetches bytes; nil = the configuration's session, or without
@@ -86,11 +90,13 @@ public final class ImageLoader: Sendable {
         transferCompletion = { id, response in owner.loader?.transferDidComplete(id, response) }
         self.jitter = jitter
         self.configuration = configuration
+        downloadBudget = DownloadBudget(limit: configuration.decodeQueueBytes)
         self.transport = network
         self.decodePool = decodePool
         self.delivery = delivery
         self.clock = clock
         self.diskCache = diskCache
+        self.placeholders = RowPlaceholders(options: configuration.decodeOptions)
         self.state = Locked(LoaderState(configuration: configuration))
         owner.loader = self
         retryTimer.setHandler { [weak self] in self?.retryTimerDidFire() }
@@ -109,6 +115,7 @@ public final class ImageLoader: Sendable {
             guard !s.isShuttingDown else { throw .shutdown }
             for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
             s.rows = RowKeys(rows)
+            placeholders.listReplaced(rowCount: rows.count)
             s.paging.listDidGrow()
             _listDidChange(in: &s)
         }
@@ -120,6 +127,7 @@ public final class ImageLoader: Sendable {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             s.rows.append(contentsOf: rows)
+            placeholders.listAppended(rows.count)
             s.view.rowCount = s.rows.count
             if !rows.isEmpty { s.paging.listDidGrow() }
             _viewDidChange(in: &s)
@@ -300,8 +308,9 @@ public final class ImageLoader: Sendable {
     }
 
     /// Drops cached images. Images the host holds stay valid: the cache only lets go
-    /// of its own references. `.complete` then gives the freed memory back to the
-    /// system, outside the lock (a few milliseconds for a large heap).
+    /// of its own references. `.complete` also drops the drawn placeholders, then gives
+    /// the freed memory back to the system, outside the lock (a few milliseconds for a
+    /// large heap).
     public func trimMemory(_ level: TrimLevel) {
         state.withLock { s in
             // Animation frames go first.
@@ -315,6 +324,7 @@ public final class ImageLoader: Sendable {
             }
         }
         if level == .complete {
+            placeholders.dropDrawn()
             lazyimg_release_free_memory()
         }
     }

@@ -1,8 +1,17 @@
 extension LoaderConfiguration {
-    /// The request for `url` with this loader's limits, timeout and headers: images and
-    /// data fetches go out alike.
+    /// The request for `url` with this loader's limits, timeout and headers, as a data
+    /// fetch sends it.
     func dataRequest(for url: ImageURL) -> DataRequest {
         DataRequest(url: url, timeoutMilliseconds: timeoutMilliseconds, maxResponseBytes: maxResponseBytes,
                     userAgent: userAgent, headers: httpHeaders, policy: networkPolicy)
+    }
+
+    /// An image's request: a data fetch's, asking for the formats this build decodes.
+    /// Encoded output asks for the same: the host that decodes itself and wants other
+    /// formats sends an Accept of its own in `httpHeaders`, which replaces this one.
+    func imageRequest(for url: ImageURL) -> DataRequest {
+        var request = dataRequest(for: url)
+        request.accept = ImageFormat.acceptHeader
+        return request
     }
 }

@@ -17,8 +17,9 @@ public struct LoaderConfiguration: Sendable {
     public var animationBufferBytes = 0
     /// Downloads at once: a screenful (10+ rows) plus the rows ahead start in one round.
     public var maxConcurrentDownloads = 16
-    /// Connections to one host at once (HTTP/1.1). HTTP/2 servers take every download
-    /// to a host on one connection, so this only limits HTTP/1.1.
+    /// Connections to one host at once (HTTP/1.1), and downloads to one host at once
+    /// (any protocol; HTTP/2 servers take them on one connection as streams): rows
+    /// past it wait without a download slot, which stays free for other hosts.
     public var maxHostConnections = 10
     /// Rows past the visible range to prefetch; nil = the rows travelled in half a
     /// second at the slow-scroll speed (half a screen by default).
@@ -56,6 +57,8 @@ public struct LoaderConfiguration: Sendable {
     public var decodeThreads = LoaderConfiguration.defaultDecodeThreads
     /// Downloaded bytes that may wait for (or be in) a decode before no further
     /// download starts: the memory budget between the network and the decode pool.
+    /// Running downloads count in it too, and pause while it is spent
+    /// (`DownloadBudget`).
     public var decodeQueueBytes = 64 << 20
     /// Where originals and thumbnails persist between runs; nil = no disk cache.
     public var diskCacheDirectory: String? = nil

@@ -29,8 +29,8 @@ struct LoaderState {
     /// One counter for tickets, jobs and transfers: never 0, never reused.
     var lastID: UInt64 = 0
     var downloading = 0
-    /// Bytes of downloaded files queued for a decode or being decoded.
-    var decodeQueuedBytes = 0
+    /// `downloading` per host, and the jobs waiting for their host to free a slot.
+    var hostSlots = HostSlots()
     var stats = LoaderStats()
     var isShuttingDown = false
     var paging = PagingTrigger()

@@ -33,6 +33,9 @@ public struct LoaderStats: Sendable, Equatable {
     public var diskEntries: UInt64 = 0
     public var diskEvictions: UInt64 = 0
     public var diskWriteErrors: UInt64 = 0
+    /// Body bytes not downloaded again: kept when a download stopped early and
+    /// completed by a Range request (`DataResponse.resumedBytes`).
+    public var bytesResumed: UInt64 = 0
     /// Animation frames decoded into a player's buffer.
     public var framesDecoded: UInt64 = 0
     /// Now: what the animations' buffered frames and canvases hold (part of
@@ -40,4 +43,13 @@ public struct LoaderStats: Sendable, Equatable {
     public var animationBytes: UInt64 = 0
 
     public init() {}
+}
+
+extension UInt64 {
+    /// `self + count` without trapping, for counters of bytes that came from outside;
+    /// a negative count adds nothing.
+    func addingClamped(_ count: Int) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(UInt64(clamping: count))
+        return overflow ? .max : sum
+    }
 }

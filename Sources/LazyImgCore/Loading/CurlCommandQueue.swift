@@ -13,17 +13,29 @@ final class CurlCommandQueue: Sendable {
         let completion: @Sendable (TransferID, DataResponse) -> Void
     }
 
+    /// A `HostResolver`'s answer for a name the network thread asked it for.
+    struct NameAnswer: Sendable {
+        let name: String
+        /// nil: the name does not resolve.
+        let addresses: [String]?
+    }
+
     /// Everything queued since the network thread last looked.
     struct Batch {
         var starts: [Start] = []
         var cancels: Set<TransferID> = []
+        /// Those of `cancels` whose partial bodies may be kept.
+        var keepingBytes: Set<TransferID> = []
+        var answers: [NameAnswer] = []
+        /// A download budget got bytes back: paused transfers may go on.
+        var hasRoom = false
         var isStopping = false
 
         /// Nothing queued since the last `take`. Only the first command of a batch
         /// wakes the network thread (a write to libcurl's wake-up socket, a syscall
         /// the host thread paid per start and cancel): a wake-up stays pending until
         /// curl_multi_poll sees it, and the thread takes the whole batch when it wakes.
-        var isEmpty: Bool { starts.isEmpty && cancels.isEmpty }
+        var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && answers.isEmpty && !hasRoom }
     }
 
     // @unchecked for the raw multi pointer: through it, other threads only ever call
@@ -52,11 +64,31 @@ final class CurlCommandQueue: Sendable {
         }
     }
 
-    func enqueueCancel(_ id: TransferID) {
+    /// `keepingBytes`: the start of the body may be kept for a later start.
+    func enqueueCancel(_ id: TransferID, keepingBytes: Bool) {
         state.withLock { state in
             guard let multi = state.multiToWake else { return }
             if state.pending.isEmpty { curl_multi_wakeup(multi) }
             state.pending.cancels.insert(id)
+            if keepingBytes { state.pending.keepingBytes.insert(id) } else { state.pending.keepingBytes.remove(id) }
+        }
+    }
+
+    /// From a lookup thread; dropped after a stop.
+    func enqueueAnswer(_ answer: NameAnswer) {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            if state.pending.isEmpty { curl_multi_wakeup(multi) }
+            state.pending.answers.append(answer)
+        }
+    }
+
+    /// From any thread, when a download budget got bytes back; dropped after a stop.
+    func enqueueRoom() {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            if state.pending.isEmpty { curl_multi_wakeup(multi) }
+            state.pending.hasRoom = true
         }
     }
 
@@ -77,6 +109,9 @@ final class CurlCommandQueue: Sendable {
             swap(&batch.starts, &state.spareStarts)
             swap(&batch.starts, &state.pending.starts)
             swap(&batch.cancels, &state.pending.cancels)
+            swap(&batch.keepingBytes, &state.pending.keepingBytes)
+            swap(&batch.answers, &state.pending.answers)
+            swap(&batch.hasRoom, &state.pending.hasRoom)
             return batch
         }
     }

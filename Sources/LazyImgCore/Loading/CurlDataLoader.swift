@@ -3,8 +3,9 @@ import CCurl
 /// The default `DataLoading`: libcurl's multi interface on one network thread.
 ///
 /// That thread owns the multi handle and every easy handle; `start` and `cancel` only
-/// queue a command and wake it. Keep-alive connections (and DNS answers) live in the
-/// multi handle's cache, so consecutive images from one host share a connection.
+/// queue a command and wake it. Keep-alive connections live in the multi handle's
+/// cache, so consecutive images from one host share a connection; host names are
+/// looked up off that thread (`HostResolver`) and their answers kept a minute.
 /// Completions run on the network thread with no lock held; they may call `start`
 /// and `cancel`, and should hand heavy work (decoding) to another thread.
 public final class CurlDataLoader: DataLoading {
@@ -17,13 +18,24 @@ public final class CurlDataLoader: DataLoading {
     /// removes them; `cancel` also removes its transfer's at once.
     private let counters: Locked<[TransferID: TransferCounters]>
 
+    /// The partial bodies a network keeps for resuming, by default: a screenful of
+    /// cancelled thumbnails several times over, or a few cancelled large images.
+    public static let keptPartialBytes = 8 << 20
+
+    /// Host names looked up at once, off the network thread (`HostResolver`): the most
+    /// lookup threads that names which never resolve can hold.
+    public static let maxLookups = 8
+
     /// `maxConcurrentTransfers` caps libcurl's connections in total, `maxHostConnections`
     /// those to any one host (nil = the total). Transfers past a cap wait inside libcurl
     /// for a connection rather than being refused; the caller limits its own
     /// concurrency as well. Over HTTP/2 (https servers that offer it) transfers to one
     /// host share a connection as streams, so the per-host cap does not hold them back.
+    /// `keptPartialBytes` bounds the partial bodies kept for resuming
+    /// (`cancelKeepingBytes`, and transfers the network cut off).
     /// Returns nil when libcurl cannot be initialised or the thread cannot be made.
-    public init?(maxConcurrentTransfers: Int = 6, maxHostConnections: Int? = nil) {
+    public init?(maxConcurrentTransfers: Int = 6, maxHostConnections: Int? = nil,
+                 keptPartialBytes: Int = CurlDataLoader.keptPartialBytes) {
         guard CurlGlobal.isInitialized, let multi = curl_multi_init() else { return nil }
         let connections = max(1, maxConcurrentTransfers)
         _ = lazyimg_curl_multi_set_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, connections)
@@ -35,7 +47,8 @@ public final class CurlDataLoader: DataLoading {
 
         let commands = CurlCommandQueue(multi: multi)
         let counters = Locked<[TransferID: TransferCounters]>([:])
-        let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters)
+        let loop = CurlTransferLoop(multi: multi, commands: commands, counters: counters,
+                                    maxLookups: Self.maxLookups, partialBodies: PartialBodies(limit: keptPartialBytes))
         guard let thread = NativeThread(name: "lazyimg-net", { loop.run() }) else {
             curl_multi_cleanup(multi)
             return nil
@@ -65,7 +78,14 @@ public final class CurlDataLoader: DataLoading {
     /// already running; its connection is closed if the response was still arriving.
     public func cancel(_ id: TransferID) {
         counters.withLock { $0[id] = nil }
-        commands.enqueueCancel(id)
+        commands.enqueueCancel(id, keepingBytes: false)
+    }
+
+    /// As `cancel`; the network thread keeps the start of the body when the
+    /// response can be resumed (`CurlTransfer+Resume`).
+    public func cancelKeepingBytes(_ id: TransferID) {
+        counters.withLock { $0[id] = nil }
+        commands.enqueueCancel(id, keepingBytes: true)
     }
 
     /// Never blocks for long: a dictionary lookup under a lock the network thread

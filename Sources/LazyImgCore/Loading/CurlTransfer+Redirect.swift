@@ -13,10 +13,17 @@ extension CurlTransfer {
         var redirects = 0
         /// Body bytes of earlier hops (redirect pages), for bytes_downloaded.
         var earlierBytes = 0
+        /// When the transfer times out (monotonic milliseconds), nil for never: every
+        /// hop and its name lookup share one `timeoutMilliseconds`.
+        var deadline: Int64?
+        /// The start of the body kept from an earlier download of the request, for
+        /// the hop to the URL that served it (CurlTransfer+Resume).
+        var partial: PartialBody?
 
-        init(_ request: DataRequest) {
+        init(_ request: DataRequest, startingAt now: Int64) {
             self.request = request
             firstURL = request.url
+            deadline = request.timeoutMilliseconds > 0 ? now.addingClamped(Int64(request.timeoutMilliseconds)) : nil
         }
     }
 
@@ -28,31 +35,35 @@ extension CurlTransfer {
     /// read from the box pointer.
     indirect enum Outcome {
         case finished(DataResponse)
-        case redirect(Hop)
+        /// A redirect's hop, or this one again from the first byte (CurlTransfer+Resume).
+        case next(Hop)
     }
 
     /// How the hop ended: a response for the caller, or the next hop to start.
     func outcome(finishedWith code: CURLcode) -> Outcome {
+        if let again = hopFromTheFirstByte(finishedWith: code) { return .next(again) }
         guard code == CURLE_OK, [301, 302, 303, 307, 308].contains(lastHTTPStatus), let location = redirectURL else {
             return .finished(response(finishedWith: code))
         }
         let status = lastHTTPStatus
-        let bytes = hop.earlierBytes + bytesReceived
+        let bytes = hop.earlierBytes.addingClamped(bytesReceived)
         func refuse(_ error: LoaderError) -> Outcome {
             .finished(DataResponse(result: .failure(error), httpStatus: status, bytesReceived: bytes))
         }
-        // A redirect loop is a broken route to the image, not an HTTP error answer.
-        guard hop.redirects < Self.maxRedirects else { return refuse(.network) }
+        // A loop or a chain too long is the server's doing, and would end the same again.
+        guard hop.redirects < Self.maxRedirects else { return refuse(.protocolViolation(.tooManyRedirects)) }
         let fromHTTPS = Origin(hop.request.url)?.scheme == "https"
         guard let scheme = Origin(location)?.scheme, scheme == "https" || (scheme == "http" && !fromHTTPS) else {
             // Never onto the local disk or another protocol, never down to plain http.
             return refuse(.badURL)
         }
         var next = hop
+        if resumption.wasOffered { next.partial = nil }
         next.request.url = location
         next.redirects += 1
         next.earlierBytes = bytes
-        return .redirect(next)
+        next.deadline = deadline
+        return .next(next)
     }
 
     /// The absolute URL a 3xx answer points to, as libcurl resolved it.

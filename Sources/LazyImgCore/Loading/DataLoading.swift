@@ -1,7 +1,8 @@
 /// One fetch of a URL's bytes.
 public struct DataRequest: Sendable {
     public var url: ImageURL
-    /// Whole-transfer limit; 0 = none.
+    /// Whole-transfer limit (name lookup and redirect hops included, time paused for
+    /// `memoryBudget` not); 0 = none.
     public var timeoutMilliseconds: Int
     /// The body may not be larger; the transfer stops with `.tooLarge` once it is.
     /// 0 = none.
@@ -15,6 +16,11 @@ public struct DataRequest: Sendable {
     public var validators: [String] = []
     /// Proxy, trusted authorities and the origins the headers may go to.
     public var policy: NetworkPolicy
+    /// The memory the body may take, shared with the loader's decode queue; nil =
+    /// within `maxResponseBytes` only. Not part of what makes two requests the same.
+    public var memoryBudget: DownloadBudget?
+    /// The media types to ask for (`DataRequest+Accept`); nil sends libcurl's default.
+    public var accept: String? = nil
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {
@@ -48,6 +54,10 @@ public struct DataResponse: Sendable {
     public var retryAfterMilliseconds: Int64?
     /// What the final response said about caching its body.
     public var cacheHeaders: HTTPCacheHeaders
+    /// Bytes of the body that did not come again: kept from an earlier download of
+    /// the request that stopped early, and completed by a 206 (`bytesReceived`
+    /// counts only the rest). 0 unless the result is a success.
+    public var resumedBytes = 0
 
     public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0,
                 retryAfterMilliseconds: Int64? = nil, cacheHeaders: HTTPCacheHeaders = HTTPCacheHeaders()) {
@@ -72,6 +82,10 @@ public protocol DataLoading: AnyObject, Sendable {
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void)
     func cancel(_ id: TransferID)
+    /// As `cancel`, for a transfer whose bytes may be wanted again soon (its row
+    /// left the window): the start of its body may be kept, so that a later start
+    /// of the same request asks only for the rest (`DataResponse.resumedBytes`).
+    func cancelKeepingBytes(_ id: TransferID)
     /// The progress of a running transfer, nil when unknown or finished; cheap and
     /// non-blocking, as the scheduler asks with its lock held.
     func progress(of id: TransferID) -> TransferProgress?
@@ -95,4 +109,9 @@ extension DataLoading {
     }
 
     public func forgetRecentResponses(of url: ImageURL?) {}
+
+    /// A transport that keeps no partial bodies just cancels.
+    public func cancelKeepingBytes(_ id: TransferID) {
+        cancel(id)
+    }
 }

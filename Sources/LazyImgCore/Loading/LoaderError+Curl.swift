@@ -18,10 +18,10 @@ extension LoaderError {
              CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_CLIENTCERT:
             self = .tls
         case CURLE_TOO_MANY_REDIRECTS:
-            // A redirect loop is a broken route to the image, not an HTTP error
-            // answer: the header reserves LAZYIMG_E_HTTP for status >= 400. The last
-            // 3xx status still reaches the host through `httpStatus`.
-            self = .network
+            // CurlTransfer+Redirect follows redirects itself; were libcurl to, a loop
+            // would be the server's fault all the same. The last 3xx status still
+            // reaches the host through `httpStatus`.
+            self = .protocolViolation(.tooManyRedirects)
         default:
             // Timeouts, DNS, connect, resets, empty replies (GOT_NOTHING), bodies
             // cut short (PARTIAL_FILE) and whatever else breaks a transfer off: the

@@ -14,9 +14,6 @@ public final class LocalFileLoader: DataLoading {
     /// Serialises joins, as in CurlDataLoader: every `shutdown` returns after the thread ended.
     private let joinGate = Locked(())
 
-    /// Bytes read per call; the body grows as they arrive.
-    static let chunkBytes = 64 << 10
-
     /// nil when the thread cannot be made.
     public init?() {
         let queue = FileReadQueue()
@@ -59,26 +56,14 @@ public final class LocalFileLoader: DataLoading {
         let limit = request.maxResponseBytes > 0
             ? min(request.maxResponseBytes, LoaderConfiguration.maxResponseBytesCap)
             : LoaderConfiguration.maxResponseBytesCap
-        let cPath = path.map { CChar(bitPattern: $0) } + [0]
-        let fd = open(cPath, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return failure(.io) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return failure(.io) }
-        guard Int(info.st_size) <= limit else { return failure(.tooLarge) }
-        var body: [UInt8] = []
-        body.reserveCapacity(min(Int(info.st_size), chunkBytes))
-        var chunk = [UInt8](repeating: 0, count: chunkBytes)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return failure(.io, bytes: body.count) }
-            if count == 0 { break }
-            // The file may have grown since fstat.
-            guard body.count + count <= limit else { return failure(.tooLarge, bytes: body.count + count) }
-            body.append(contentsOf: chunk[..<count])
+        switch RegularFile.read(path, limit: limit) {
+        case .success(let body):
+            return DataResponse(result: .success(body), httpStatus: 0, bytesReceived: body.count)
+        case .failure(.tooLarge):
+            return failure(.tooLarge)
+        case .failure:
+            return failure(.io)
         }
-        return DataResponse(result: .success(body), httpStatus: 0, bytesReceived: body.count)
     }
 }
 

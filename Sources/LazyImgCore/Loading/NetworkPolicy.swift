@@ -11,9 +11,9 @@ public struct NetworkPolicy: Sendable, Hashable {
     }
 
     public var proxy: Proxy = .environment
-    /// PEM file of the authorities to trust instead of the system's; nil = the system's.
+    /// The authorities to trust instead of the system's; nil = the system's.
     /// Verification itself can never be turned off.
-    public var caFile: String?
+    public var trustedAuthorities: TrustedAuthorities?
     /// The origins custom headers are sent to. nil = the origin of the URL the
     /// transfer started with, and no other: a redirect to another origin drops them.
     public var headerOrigins: Set<Origin>?

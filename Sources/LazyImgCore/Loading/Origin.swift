@@ -12,13 +12,14 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
 
     /// nil when libcurl cannot parse the URL or it has no host.
     public init?(_ url: ImageURL) {
-        guard let handle = curl_url() else { return nil }
-        defer { curl_url_cleanup(handle) }
-        let parsed = url.withCString { curl_url_set(handle, CURLUPART_URL, $0, 0) }
-        guard parsed == CURLUE_OK,
-              let scheme = Self.part(handle, CURLUPART_SCHEME),
-              let host = Self.part(handle, CURLUPART_HOST), !host.isEmpty,
-              let port = Self.part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap({ Int($0) })
+        guard let parsed = CurlURL(url) else { return nil }
+        self.init(parsed)
+    }
+
+    private init?(_ parsed: CurlURL) {
+        guard let scheme = parsed.part(CURLUPART_SCHEME),
+              let host = parsed.part(CURLUPART_HOST), !host.isEmpty,
+              let port = parsed.part(CURLUPART_PORT, flags: CURLU_DEFAULT_PORT).flatMap({ Int($0) })
         else { return nil }
         self.scheme = scheme.lowercased()
         self.host = host.lowercased()
@@ -28,23 +29,12 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// A configured origin, "scheme://host[:port]" and nothing more: a path, query,
     /// fragment or user info there is a mistake the host should hear about.
     public init?(configured text: String) {
-        let url = ImageURL(text)
-        guard let origin = Origin(url), let handle = curl_url() else { return nil }
-        defer { curl_url_cleanup(handle) }
-        _ = url.withCString { curl_url_set(handle, CURLUPART_URL, $0, 0) }
-        guard Self.part(handle, CURLUPART_PATH) ?? "/" == "/",
-              Self.part(handle, CURLUPART_QUERY) == nil, Self.part(handle, CURLUPART_FRAGMENT) == nil,
-              Self.part(handle, CURLUPART_USER) == nil
+        guard let parsed = CurlURL(ImageURL(text)), parsed.part(CURLUPART_PATH) ?? "/" == "/",
+              parsed.part(CURLUPART_QUERY) == nil, parsed.part(CURLUPART_FRAGMENT) == nil,
+              parsed.part(CURLUPART_USER) == nil
         else { return nil }
-        self = origin
+        self.init(parsed)
     }
 
     public var description: String { "\(scheme)://\(host):\(port)" }
-
-    private static func part(_ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {
-        var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, what, &value, flags) == CURLUE_OK, let value else { return nil }
-        defer { curl_free(value) }
-        return String(cString: value)
-    }
 }

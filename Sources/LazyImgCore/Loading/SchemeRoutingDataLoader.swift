@@ -69,6 +69,12 @@ final class SchemeRoutingDataLoader: DataLoading {
         files?.cancel(id)
     }
 
+    /// A file is read again whole: only the network keeps bytes.
+    func cancelKeepingBytes(_ id: TransferID) {
+        network.cancelKeepingBytes(id)
+        files?.cancel(id)
+    }
+
     func shutdown() {
         network.shutdown()
         files?.shutdown()

@@ -1,6 +1,7 @@
 /// One table of downloads for every loader of a session: requests for the same URL
 /// (with the same headers and limits) share one transfer, whatever box each loader
-/// decodes it into.
+/// decodes it into. The headers are the whole `RequestKey`'s, so loaders with other
+/// credentials (or none) never join each other's download nor reuse its response.
 ///
 /// A request that comes just after its transfer ended gets that response too
 /// (`startOrReuse`): a loader that asks between another loader's download and that
@@ -22,6 +23,7 @@ public final class TransferCoalescer: Sendable {
         var userAgent: String
         var maxResponseBytes: Int
         var timeoutMilliseconds: Int
+        var accept: String?
 
         init(_ request: DataRequest) {
             url = request.url
@@ -31,6 +33,7 @@ public final class TransferCoalescer: Sendable {
             userAgent = request.userAgent
             maxResponseBytes = request.maxResponseBytes
             timeoutMilliseconds = request.timeoutMilliseconds
+            accept = request.accept
         }
     }
 
@@ -148,13 +151,14 @@ public final class TransferCoalescer: Sendable {
         state.withLock { s in s.recent.forget { url == nil || $0.url == url } }
     }
 
-    fileprivate func cancel(_ subscriber: Subscriber) {
+    /// The last subscriber to leave decides whether the bytes may be kept.
+    fileprivate func cancel(_ subscriber: Subscriber, keepingBytes: Bool = false) {
         state.withLock { s in
             guard let id = s.transferBySubscriber.removeValue(forKey: subscriber) else { return }
             s.transfers[id]?.subscribers[subscriber] = nil
             if s.transfers[id]?.subscribers.isEmpty == true, let transfer = s.transfers.removeValue(forKey: id) {
                 s.transferByKey[transfer.key] = nil
-                network.cancel(id)
+                if keepingBytes { network.cancelKeepingBytes(id) } else { network.cancel(id) }
             }
         }
     }
@@ -186,7 +190,8 @@ public final class TransferCoalescer: Sendable {
     }
 
     /// The body's size if the response may answer a later request: what the disk
-    /// cache would keep and serve without asking (RFC 9111: 2xx, not no-store, fresh).
+    /// cache would keep and serve without asking (RFC 9111: 2xx, not no-store, not
+    /// `Vary: *`, fresh).
     private static func reusableBytes(_ response: DataResponse) -> Int? {
         let now = HTTPCacheMetadata.now
         guard case .success(let body) = response.result, (200..<300).contains(response.httpStatus),
@@ -235,6 +240,10 @@ public final class TransferCoalescer: Sendable {
 
         func cancel(_ id: TransferID) {
             coalescer.cancel(Subscriber(client: token, id: id))
+        }
+
+        func cancelKeepingBytes(_ id: TransferID) {
+            coalescer.cancel(Subscriber(client: token, id: id), keepingBytes: true)
         }
 
         func progress(of id: TransferID) -> TransferProgress? {

@@ -26,7 +26,7 @@ public struct HostBackoff: Sendable {
     /// Records a transient failure. Returns when the pause ends if this failure
     /// (re)started one, else nil.
     public mutating func recordFailure(of url: ImageURL, now: Int64) -> Int64? {
-        guard let host = Self.host(of: url) else { return nil }
+        guard let host = url.httpAuthority else { return nil }
         // Bound the table, as FailureRecords does: forget hosts that are not paused.
         if hosts.count >= 1024 { hosts = hosts.filter { now < $0.value.pauseEnds } }
         var entry = hosts[host, default: Host()]
@@ -51,28 +51,14 @@ public struct HostBackoff: Sendable {
 
     /// A download from the host worked: it is healthy again.
     public mutating func recordSuccess(of url: ImageURL) {
-        guard !hosts.isEmpty, let host = Self.host(of: url) else { return }
+        guard !hosts.isEmpty, let host = url.httpAuthority else { return }
         hosts[host] = nil
     }
 
     /// When downloads from `url`'s host may start again, if they may not now.
     public func pausedUntil(_ url: ImageURL, now: Int64) -> Int64? {
-        guard now < latestPauseEnd, let host = Self.host(of: url), let entry = hosts[host],
+        guard now < latestPauseEnd, let host = url.httpAuthority, let entry = hosts[host],
               now < entry.pauseEnds else { return nil }
         return entry.pauseEnds
-    }
-
-    /// The authority of an http(s) URL, as bytes between "//" and the path; nil for
-    /// other URLs (file:// has no host to protect).
-    static func host(of url: ImageURL) -> ArraySlice<UInt8>? {
-        let bytes = url.bytes
-        let scheme = URLCheck.hasPrefixIgnoringCase(bytes, "http://") ? "http://"
-            : URLCheck.hasPrefixIgnoringCase(bytes, "https://") ? "https://" : nil
-        guard let scheme else { return nil }
-        let authority = bytes.dropFirst(scheme.utf8.count)
-        let end = authority.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? authority.endIndex
-        guard authority.startIndex < end else { return nil }
-        return bytes[authority.startIndex..<end]
     }
 }

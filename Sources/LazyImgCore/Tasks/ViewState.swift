@@ -20,13 +20,19 @@ public struct ViewState: Sendable {
     /// Below this speed the list loads as if at rest; 0 = one screen per second.
     public let slowRowsPerSecond: Double
 
+    /// Times the host's target (`restIsDue`).
     private var deceleration = DecelerationFit()
     /// The fit's answer for the samples so far, computed once per sample rather than
     /// on every change of the view.
     private var decelerationRemainder: DecelerationFit.Remainder?
-    /// The speed at which the last deceleration ended: where this one will end too.
-    private var stopSpeed: Double = 0
-    private var lastDecelerating: (milliseconds: Int64, speed: Double)?
+    /// Where a fling without a target rests, and what the session's flings taught.
+    private var estimate = LandingEstimate()
+    /// Its answer for the samples so far, once due.
+    private var landing: LandingEstimate.Landing?
+    /// A range moved since the last sample and computed `landing` with it: a host
+    /// reports the state, then the range, so the next sample can wait for the next
+    /// range instead of computing the landing twice a frame (once with a stale top).
+    private var rangeUpdatedLanding = false
     /// The last motion was faster than the slow-scroll speed (a fling, a fast drag, an
     /// animated jump) and no slow drag has followed: nothing is prefetched ahead.
     private var lastMotionWasFast = false
@@ -62,8 +68,13 @@ public struct ViewState: Sendable {
         if let old = visible, range.lowerBound != old.lowerBound {
             turn(range.lowerBound > old.lowerBound ? .forward : .backward)
         }
+        let moved = visible?.lowerBound != range.lowerBound
         visible = range
         landedUntilNextRange = nil
+        if moved && scroll == .decelerating {
+            updateLanding()
+            rangeUpdatedLanding = true
+        }
     }
 
     /// A non-zero velocity sets the direction (positive = toward higher rows). While
@@ -82,25 +93,38 @@ public struct ViewState: Sendable {
             if scroll != .dragging { target = nil }
             landedUntilNextRange = nil
             deceleration.reset()
+            estimate.abandon()
         case .idle:
             if scroll != .idle {
                 let landed = window()
                 landedUntilNextRange = landed.landing.isEmpty ? nil : (landed.rest, landed.landing)
             }
-            if scroll == .decelerating, let last = lastDecelerating, milliseconds - last.milliseconds <= 100 {
-                stopSpeed = last.speed
-            }
+            if scroll == .decelerating { estimate.finish(seconds: Double(milliseconds) / 1000) } else { estimate.abandon() }
             target = nil
             deceleration.reset()
         case .decelerating:
             landedUntilNextRange = nil
             deceleration.add(milliseconds: milliseconds, speed: abs(velocity))
-            lastDecelerating = (milliseconds, abs(velocity))
+            estimate.add(seconds: Double(milliseconds) / 1000, speed: abs(velocity))
         }
         scroll = state
         self.velocity = velocity
+        let stopSpeed = estimate.learnedStopSpeed
         decelerationRemainder = state == .decelerating
             ? deceleration.remainder(stopSpeed: stopSpeed, dueSpeed: max(stopSpeed, slowSpeed)) : nil
+        if state != .decelerating || !rangeUpdatedLanding { updateLanding() }
+        rangeUpdatedLanding = false
+    }
+
+    /// The estimate's landing for the latest sample and visible range: after each
+    /// sample, and again when the range moves (the host reports it after the state).
+    private mutating func updateLanding() {
+        guard scroll == .decelerating, target == nil, let visible else {
+            landing = nil
+            return
+        }
+        landing = estimate.landing(top: visible.lowerBound, screen: visible.count, forward: direction == .forward,
+                                   slowSpeed: slowSpeed, leadSeconds: Self.landingLeadSeconds)
     }
 
     /// Below this speed the list loads as if at rest.
@@ -127,6 +151,8 @@ public struct ViewState: Sendable {
         direction = new
         deceleration.reset()
         decelerationRemainder = nil
+        estimate.abandon()
+        landing = nil
         target = nil
     }
 
@@ -193,14 +219,13 @@ public struct ViewState: Sendable {
             return (first..<first.addingClamped(target.count),
                     direction == .forward ? margin : 0, direction == .forward ? 0 : margin)
         }
-        guard scroll == .decelerating, let remainder = decelerationRemainder,
-              remainder.seconds <= Self.landingLeadSeconds else { return nil }
-        let rows = Int(clamping: remainder.rows.rounded())
-        let first = direction == .forward ? min(visible.lowerBound.addingClamped(rows), last)
-            : max(0, min(visible.lowerBound - rows, last))
-        // The further the list still travels, the less sure the estimate.
-        let margin = max(2, screen / 2) + rows / 8
-        return (first..<first.addingClamped(screen), margin, margin)
+        guard scroll == .decelerating, let landing else { return nil }
+        var (rest, rows) = (landing.rest, landing.rows)
+        // A list stops at its ends: the rows there, not rows past them.
+        let excess = max(0, rest.upperBound - max(rowCount, screen)) - max(0, -rest.lowerBound)
+        rest = rest.lowerBound - excess..<rest.upperBound - excess
+        rows = rows.lowerBound - excess..<rows.upperBound - excess
+        return (rest, max(0, rest.lowerBound - rows.lowerBound), max(0, rows.upperBound - rest.upperBound))
     }
 
     /// Whether a list decelerating toward the host's target is due to rest within the
@@ -219,7 +244,8 @@ public struct ViewState: Sendable {
               deceleration.span >= Self.targetSampleSeconds else { return false }
         let seconds: Double
         if let remainder = decelerationRemainder {
-            seconds = remainder.secondsToRest(travelling: distance, orSlowingTo: max(stopSpeed, slowSpeed))
+            seconds = remainder.secondsToRest(travelling: distance,
+                                              orSlowingTo: max(estimate.learnedStopSpeed, slowSpeed))
         } else {
             seconds = velocity == 0 ? 0 : distance / abs(velocity)
         }

@@ -18,9 +18,13 @@ final class BaselineFetcher: Sendable {
     private let decodePool: DecodePool
     private let nextID = Locked<TransferID>(0)
     private let arrivals = Locked<[Arrival]>([])
+    /// Where arrivals go instead of `arrivals`, when set.
+    private let arrivalSink: (@Sendable (Arrival) -> Void)?
 
     /// `maxConnections`: libcurl's cap on connections (in total and to the one host).
-    init(urls: [String], box: Int, maxConnections: Int) throws(BenchError) {
+    /// `arrivalSink`, when given, takes each arrival on the thread it happens on.
+    init(urls: [String], box: Int, maxConnections: Int,
+         arrivalSink: (@Sendable (Arrival) -> Void)? = nil) throws(BenchError) {
         guard let transport = CurlDataLoader(maxConcurrentTransfers: maxConnections) else {
             throw .setup("libcurl could not be initialised")
         }
@@ -30,6 +34,7 @@ final class BaselineFetcher: Sendable {
             throw .setup("cannot start decode threads")
         }
         self.urls = urls
+        self.arrivalSink = arrivalSink
         self.transport = transport
         decodePool = pool
         options = DecodeOptions(target: TargetSize(width: box, height: box))
@@ -42,16 +47,19 @@ final class BaselineFetcher: Sendable {
             id += 1
             return id
         }
-        let (options, pool, arrivals) = (self.options, decodePool, self.arrivals)
+        let (options, pool, arrivals, sink) = (self.options, decodePool, self.arrivals, arrivalSink)
+        @Sendable func arrive(_ arrival: Arrival) {
+            if let sink { sink(arrival) } else { arrivals.withLock { $0.append(arrival) } }
+        }
         transport.start(id, DataRequest(url: urls[row])) { _, response in
             downloadDidEnd?()
             guard case .success(let bytes) = response.result,
                   pool.submit(priority: 0, { decoder in
-                      let decoded = (try? decoder.decode(bytes, options: options, limits: DecodeLimits())) != nil
-                      arrivals.withLock { $0.append(Arrival(row: row, succeeded: decoded)) }
+                      arrive(Arrival(row: row, succeeded: (try? decoder.decode(bytes, options: options,
+                                                                               limits: DecodeLimits())) != nil))
                   })
             else {
-                arrivals.withLock { $0.append(Arrival(row: row, succeeded: false)) }
+                arrive(Arrival(row: row, succeeded: false))
                 return
             }
         }

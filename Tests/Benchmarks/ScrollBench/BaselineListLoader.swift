@@ -4,9 +4,6 @@ final class BaselineListLoader: ListLoader {
     enum Policy: Sendable {
         /// Every row that appears starts its download at once (the lazy-loading tutorial).
         case eager
-        /// Nothing starts while the list is dragged or decelerates; at rest every
-        /// visible row without its image starts, no cap, no prefetch (Apple's LazyTable).
-        case lazyTable
         /// Rows queue as they appear in a queue capped at `maxConcurrent` downloads,
         /// suspended while the list moves; rows that leave before they start are taken out.
         case suspendQueue(maxConcurrent: Int)
@@ -47,8 +44,6 @@ final class BaselineListLoader: ListLoader {
         switch policy {
         case .eager:
             appeared.forEach(start)
-        case .lazyTable:
-            if !moving { visible.forEach(start) }
         case .suspendQueue:
             guard let queue else { return }
             for row in left where queue.removeWaiting(row) { asked[row] = false }

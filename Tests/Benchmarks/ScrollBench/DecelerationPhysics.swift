@@ -4,7 +4,7 @@ import Glibc
 /// rate per millisecond (UIScrollView.DecelerationRate.normal is 0.998) and the list
 /// stops once it is slower than a minimum speed, so it comes to rest while still
 /// moving at a few rows per second, not by gliding to zero.
-public struct DecelerationPhysics: Sendable {
+public struct DecelerationPhysics: GlidePhysics {
     public var ratePerMillisecond = 0.998
     /// Rows per second under which the list stops.
     public var minimumSpeed = 20.0

@@ -5,11 +5,26 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     case lazyTable = "LazyTable"
     case suspendQueue = "suspend-queue"
     /// lazyimg never told where the list will rest, so it must predict from the
-    /// velocities alone; only when asked for (--loaders).
+    /// velocities alone: what GTK, SDL, Dear ImGui and terminal hosts get.
     case lazyimgWithoutTarget = "lazyimg-no-target"
+    /// The two lazyimg paths on a site that does not serve byte ranges, so that a
+    /// download cancelled by a wrong prediction starts over when its row comes
+    /// back: lazyimg as it was before it resumed downloads, side by side.
+    case lazyimgWithoutRanges = "lazyimg-no-range"
+    case lazyimgWithoutTargetOrRanges = "lazyimg-no-target-no-range"
 
-    /// What a run compares unless told otherwise.
-    public static let standard: [LoaderKind] = [.lazyimg, .eager, .lazyTable, .suspendQueue]
+    /// What a run compares on the fixed traces unless told otherwise.
+    public static let standard: [LoaderKind] = [.lazyimg, .lazyimgWithoutTarget, .eager, .lazyTable, .suspendQueue]
+    /// On the generated sessions and the slow link: both paths and the baseline
+    /// the goals are stated against.
+    public static let sessions: [LoaderKind] = [.lazyimg, .lazyimgWithoutTarget, .lazyTable]
+    /// On the slow link, where a download started over costs most: the sessions'
+    /// loaders, and lazyimg's on a site without byte ranges beside them.
+    public static let slowLink: [LoaderKind] = [.lazyimg, .lazyimgWithoutRanges, .lazyimgWithoutTarget,
+                                                .lazyimgWithoutTargetOrRanges, .lazyTable]
+
+    /// Whether the site serves this loader's run byte ranges.
+    var siteServesRanges: Bool { self != .lazyimgWithoutRanges && self != .lazyimgWithoutTargetOrRanges }
 
     /// The suspend-queue's cap: lazyimg's default max_concurrent_downloads, so the two
     /// differ in policy only.
@@ -17,11 +32,11 @@ public enum LoaderKind: String, CaseIterable, Sendable {
 
     func makeLoader(urls: [String], visibleRows: Int, box: Int) throws(BenchError) -> ListLoader {
         switch self {
-        case .lazyimg: try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box)
-        case .lazyimgWithoutTarget:
+        case .lazyimg, .lazyimgWithoutRanges: try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box)
+        case .lazyimgWithoutTarget, .lazyimgWithoutTargetOrRanges:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false)
         case .eager: try BaselineListLoader(policy: .eager, urls: urls, box: box)
-        case .lazyTable: try BaselineListLoader(policy: .lazyTable, urls: urls, box: box)
+        case .lazyTable: try LazyTableListLoader(urls: urls, box: box)
         case .suspendQueue:
             try BaselineListLoader(policy: .suspendQueue(maxConcurrent: Self.suspendQueueCap), urls: urls, box: box)
         }

@@ -18,6 +18,7 @@ public final class ScrollBenchmark {
     /// Replays `trace` with a fresh loader of `kind`, in real time.
     public func run(_ trace: ScrollTrace, with kind: LoaderKind) throws(BenchError) -> TraceRun {
         let urls = nextURLs(trace.rows)
+        if !kind.siteServesRanges { server.refuseRanges(run: runs) }
         let loader = try kind.makeLoader(urls: urls, visibleRows: trace.visibleRows, box: box)
         return TraceRunner(trace: trace, server: server).run(loader, named: kind.rawValue, run: runs)
     }

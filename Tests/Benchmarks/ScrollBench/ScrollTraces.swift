@@ -5,15 +5,24 @@ public enum ScrollTraces {
     public static let rows = 2_000
     public static let visibleRows = 10
 
-    public static let names = ["read-fling-read", "fling-reverse", "slow-drag", "jump-end", "long-session"]
+    public static let names = ["read-fling-read", "fling-reverse", "slow-drag", "jump-end", "long-session",
+                               "fast-read-fling-read"]
+    /// Traces whose rows come back after they left the window (a read-back, a
+    /// re-fling): where a cancelled download may resume. Run on the slow link.
+    public static let returningNames = ["read-back", "catch-refling"]
 
+    /// A fixed trace by name, or a generated session by "family:seed".
     public static func named(_ name: String) -> ScrollTrace? {
-        switch name {
+        if let session = FlingSessions.parse(name) { return FlingSessions.trace(session.family, seed: session.seed) }
+        return switch name {
         case "read-fling-read": readFlingRead()
         case "fling-reverse": flingReverse()
         case "slow-drag": slowDrag()
         case "jump-end": jumpToEnd()
         case "long-session": longSession()
+        case "fast-read-fling-read": fastReadFlingRead()
+        case "read-back": readBack()
+        case "catch-refling": catchRefling()
         default: nil
         }
     }
@@ -29,6 +38,20 @@ public enum ScrollTraces {
         return b.trace(named: "read-fling-read")
     }
 
+    /// Read a screen, fling on very fast (50-80 screens/s), read the next, five
+    /// times: UIKit's .normal decay snapping to rest at 3 screens/s, so a first
+    /// fling cannot know where it stops.
+    static func fastReadFlingRead() -> ScrollTrace {
+        var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
+        b.physics.minimumSpeed = 3 * Double(visibleRows)
+        b.rest(seconds: 0.8)
+        for screensPerSecond in [60.0, 75, 52, 80, 66] {
+            b.fling(rowsPerSecond: screensPerSecond * Double(visibleRows))
+            b.rest(seconds: 0.8)
+        }
+        return b.trace(named: "fast-read-fling-read")
+    }
+
     /// A strong fling caught after a while and flung back a shorter way: the list
     /// rests among rows it passed on the way out, never where the toolkit first said.
     static func flingReverse() -> ScrollTrace {
@@ -41,6 +64,37 @@ public enum ScrollTraces {
             b.rest(seconds: 0.8)
         }
         return b.trace(named: "fling-reverse")
+    }
+
+    /// Reading down the list, going back up a little to read again, then on down:
+    /// the rows ahead that loaded while the list went down leave the window when it
+    /// turns, and are wanted again when it turns back.
+    static func readBack() -> ScrollTrace {
+        var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
+        b.rest(seconds: 0.8)
+        for _ in 0..<4 {
+            b.drag(rowsPerSecond: 8, seconds: 1.2, wobble: 0.3)
+            b.drag(rowsPerSecond: -8, seconds: 0.6, wobble: 0.3)
+            b.rest(seconds: 0.5)
+        }
+        b.drag(rowsPerSecond: 8, seconds: 1.2, wobble: 0.3)
+        b.rest(seconds: 0.8)
+        return b.trace(named: "read-back")
+    }
+
+    /// A fling caught half way, and flung on again at once to about where the
+    /// first would have rested: its landing zone is cancelled by the catch and
+    /// wanted again by the second fling.
+    static func catchRefling() -> ScrollTrace {
+        var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
+        b.rest(seconds: 0.8)
+        for speed in [200.0, 300.0, 160.0] {
+            b.fling(rowsPerSecond: speed, catchAtFraction: 0.3)
+            b.drag(rowsPerSecond: b.lastVelocity / 4, seconds: 0.1)
+            b.fling(rowsPerSecond: speed * 0.6)
+            b.rest(seconds: 0.8)
+        }
+        return b.trace(named: "catch-refling")
     }
 
     /// Reading while dragging slowly, a bit over half a screen per second, for longer

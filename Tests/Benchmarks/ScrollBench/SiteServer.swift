@@ -4,6 +4,9 @@ import LazyImgCore
 /// The benchmark's image site: a small HTTP/1.1 server on 127.0.0.1 that answers
 /// `GET /r<run>/<row>.jpg` with one of its JPEGs after a fixed delay (the round trip
 /// and server time of a real site), sending bodies through one shared bandwidth cap.
+/// As CDNs and nginx do, it serves byte ranges (`Accept-Ranges: bytes`, a strong ETag
+/// per image, 206 for `Range` when If-Range matches), except in the runs told not to
+/// (`refuseRanges`), whose responses say nothing of ranges and whose Range is ignored.
 ///
 /// One thread accepts; one thread per connection serves requests in order
 /// (keep-alive). A held or paced response notices a client that hangs up (a
@@ -19,7 +22,18 @@ public final class SiteServer: @unchecked Sendable {
         public var bytesSent = 0
         /// Each request's row and monotonic arrival time, in arrival order.
         public var arrivals: [(row: Int, nanoseconds: Int64)] = []
+        /// Requests answered 206 with the rest of a body.
+        public var ranged = 0
         public var requests: Int { requestsByRow.values.reduce(0, +) }
+        /// The run's site does not serve byte ranges.
+        var refusesRanges = false
+    }
+
+    /// One GET as the site reads it.
+    private struct Request {
+        var path: String
+        var range: String?
+        var ifRange: String?
     }
 
     public let port: Int
@@ -74,6 +88,12 @@ public final class SiteServer: @unchecked Sendable {
         lock.locked { counters[run] ?? RunCounters() }
     }
 
+    /// Run `run`'s responses say nothing of ranges, and its Range requests get the
+    /// whole body: a site as lazyimg saw every site before it resumed downloads.
+    public func refuseRanges(run: Int) {
+        lock.locked { counters[run, default: RunCounters()].refusesRanges = true }
+    }
+
     /// Closes the listener and every connection and joins every thread. Idempotent.
     public func stop() {
         let accepter: NativeThread? = lock.locked {
@@ -118,7 +138,7 @@ public final class SiteServer: @unchecked Sendable {
         var noDelay: Int32 = 1
         setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         var pending: [UInt8] = []
-        while let path = readRequestPath(connection, &pending), respond(connection, path: path) {}
+        while let request = readRequest(connection, &pending), respond(connection, to: request) {}
         lock.locked {
             // Closed under the lock, so stop() never shuts down a recycled descriptor.
             connections.remove(connection)
@@ -126,8 +146,8 @@ public final class SiteServer: @unchecked Sendable {
         }
     }
 
-    /// The path of the next GET; nil when the client closed, idled out or sent junk.
-    private func readRequestPath(_ connection: Int32, _ pending: inout [UInt8]) -> String? {
+    /// The next GET; nil when the client closed, idled out or sent junk.
+    private func readRequest(_ connection: Int32, _ pending: inout [UInt8]) -> Request? {
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
         var chunk = [UInt8](repeating: 0, count: 4096)
         while pending.firstRange(of: terminator) == nil {
@@ -140,9 +160,32 @@ public final class SiteServer: @unchecked Sendable {
         guard let end = pending.firstRange(of: terminator) else { return nil }
         let head = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
         pending.removeSubrange(..<end.upperBound)
-        let parts = head.split(separator: " ", maxSplits: 2)
+        let lines = head.split(separator: "\r\n")
+        let parts = lines.first?.split(separator: " ", maxSplits: 2) ?? []
         guard parts.count == 3, parts[0] == "GET" else { return nil }
-        return String(parts[1])
+        var request = Request(path: String(parts[1]))
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = String(line[line.index(after: colon)...].drop { $0 == " " })
+            switch line[..<colon].lowercased() {
+            case "range": request.range = value
+            case "if-range": request.ifRange = value
+            default: break
+            }
+        }
+        return request
+    }
+
+    /// The bytes `bytes=<first>-[<last>]` asks of a body of `count` bytes, when
+    /// If-Range (if any) names its validator; nil otherwise.
+    private static func askedRange(_ request: Request, of count: Int, validator: String) -> ClosedRange<Int>? {
+        guard let range = request.range, range.hasPrefix("bytes="), request.ifRange.map({ $0 == validator }) ?? true
+        else { return nil }
+        let bounds = range.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Int(bounds[0]), first < count else { return nil }
+        let last = bounds[1].isEmpty ? count - 1 : Int(bounds[1]).map { min($0, count - 1) }
+        guard let last, first <= last else { return nil }
+        return first...last
     }
 
     /// "/r<run>/<row>.jpg" as numbers.
@@ -155,24 +198,37 @@ public final class SiteServer: @unchecked Sendable {
     }
 
     /// False when the connection must close.
-    private func respond(_ connection: Int32, path: String) -> Bool {
-        guard let (run, row) = Self.parse(path) else {
+    private func respond(_ connection: Int32, to request: Request) -> Bool {
+        guard let (run, row) = Self.parse(request.path) else {
             let head = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
             return send(connection, Array(head.utf8)[...])
         }
-        lock.locked {
+        let servesRanges = lock.locked {
             counters[run, default: RunCounters()].requestsByRow[row, default: 0] += 1
             counters[run, default: RunCounters()].arrivals.append((row, monotonicNanoseconds()))
+            return !counters[run, default: RunCounters()].refusesRanges
         }
         guard waitForHangUp(connection, until: monotonicNanoseconds() + Int64(delayMilliseconds) * 1_000_000) else {
             return false
         }
-        let body = images[row % images.count]
-        let head = "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(body.count)\r\n\r\n"
+        let image = images[row % images.count]
+        let validator = "\"\(row % images.count)\""
+        var body = image[...]
+        var head = "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\n"
+        if servesRanges {
+            head += "Accept-Ranges: bytes\r\nETag: \(validator)\r\n"
+            if let asked = Self.askedRange(request, of: image.count, validator: validator) {
+                head = "HTTP/1.1 206 Partial Content" + head.dropFirst("HTTP/1.1 200 OK".count)
+                    + "Content-Range: bytes \(asked.lowerBound)-\(asked.upperBound)/\(image.count)\r\n"
+                body = image[asked]
+                lock.locked { counters[run, default: RunCounters()].ranged += 1 }
+            }
+        }
+        head += "Content-Length: \(body.count)\r\n\r\n"
         guard send(connection, Array(head.utf8)[...]) else { return false }
-        var offset = 0
-        while offset < body.count {
-            let piece = body[offset..<min(offset + Self.chunkBytes, body.count)]
+        var offset = body.startIndex
+        while offset < body.endIndex {
+            let piece = body[offset..<min(offset + Self.chunkBytes, body.endIndex)]
             guard waitForHangUp(connection, until: pacer.book(piece.count)), send(connection, piece) else { return false }
             lock.locked { counters[run, default: RunCounters()].bytesSent += piece.count }
             offset += piece.count

@@ -23,7 +23,7 @@ struct TextTable {
 }
 
 /// `value` with `decimals` digits after the point.
-func fixed(_ value: Double, _ decimals: Int) -> String {
+public func fixed(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return value.isNaN ? "-" : "inf" }
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }

@@ -1,5 +1,13 @@
 import Glibc
 
+/// A toolkit's glide after a fling: each 60 Hz frame's position and velocity (rows,
+/// rows per second) from `position` released at `velocity`, up to the last frame
+/// before it stops, and stopping at the ends of the list (`bounds`).
+public protocol GlidePhysics: Sendable {
+    func glide(from position: Double, velocity: Double,
+               within bounds: ClosedRange<Double>) -> [(position: Double, velocity: Double)]
+}
+
 /// Writes a trace gesture by gesture: rests, drags, flings (with an optional catch)
 /// and animated scrolls, each expanded into 60 Hz frames.
 public struct TraceBuilder {
@@ -40,20 +48,27 @@ public struct TraceBuilder {
         }
     }
 
-    /// A short swipe released at `rowsPerSecond`, then the glide. With `catchAfter`,
-    /// the finger touches the list again after that many seconds of glide (a catch or
-    /// the start of a reverse), so it never rests where the toolkit first said.
-    public mutating func fling(rowsPerSecond: Double, catchAfter: Double? = nil) {
+    /// A short swipe released at `rowsPerSecond`, then the glide by `physics` (the
+    /// builder's own unless given). With `catchAfter` (seconds) or `catchAtFraction`
+    /// (of the glide's frames), the finger touches the list again then (a catch, the
+    /// start of a reverse or of another fling), so it never rests where the toolkit
+    /// first said.
+    public mutating func fling(rowsPerSecond: Double, catchAfter: Double? = nil, catchAtFraction: Double? = nil,
+                               physics glidePhysics: (any GlidePhysics)? = nil) {
         drag(rowsPerSecond: rowsPerSecond, seconds: 0.1)
-        let glide = physics.glide(from: position, velocity: rowsPerSecond, within: bounds)
+        let glide = (glidePhysics ?? physics).glide(from: position, velocity: rowsPerSecond, within: bounds)
         let resting = glide.last?.position ?? position
-        let kept = catchAfter.map { min(glide.count, Self.frameCount($0)) } ?? glide.count
+        var kept = catchAfter.map { min(glide.count, Self.frameCount($0)) } ?? glide.count
+        if let fraction = catchAtFraction { kept = min(kept, Int(Double(glide.count) * fraction)) }
         for (index, step) in glide.prefix(kept).enumerated() {
             position = step.position
             frames.append(ScrollFrame(position: position, motion: .decelerating, velocity: step.velocity,
                                       restingPosition: index == 0 ? resting : nil))
         }
     }
+
+    /// The velocity of the last frame: what a glide still had when it was caught.
+    public var lastVelocity: Double { frames.last?.velocity ?? 0 }
 
     /// A programmatic animated scroll (scroll to the end, status-bar tap) with an
     /// ease-out curve over `seconds`; the toolkit knows its end from the start.

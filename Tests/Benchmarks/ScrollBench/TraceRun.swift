@@ -23,6 +23,8 @@ public struct TraceRun: Sendable {
     /// image never showed in a cell.
     public var requests = 0
     public var bytes = 0
+    /// Requests the site answered with the rest of a body (206): downloads resumed.
+    public var resumed = 0
     public var wastedRequests = 0
     public var wastedRequestLog: [WastedRequest] = []
     public var tally = LoaderTally()
@@ -46,6 +48,7 @@ public struct TraceRun: Sendable {
         lateFrames += other.lateFrames
         requests += other.requests
         bytes += other.bytes
+        resumed += other.resumed
         wastedRequests += other.wastedRequests
         wastedRequestLog += other.wastedRequestLog
         tally.tickets += other.tally.tickets

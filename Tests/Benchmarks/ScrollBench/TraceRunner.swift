@@ -66,6 +66,7 @@ struct TraceRunner {
         let counters = server.counters(run: run)
         result.requests = counters.requests
         result.bytes = counters.bytesSent
+        result.resumed = counters.ranged
         result.wastedRequests = counters.requestsByRow.reduce(0) { sum, entry in
             entry.key < shownEver.count && shownEver[entry.key] ? sum : sum + entry.value
         }

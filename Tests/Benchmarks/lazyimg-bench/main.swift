@@ -11,6 +11,12 @@ import LazyImgCore
 //       (default 2) per format and prints thumbnails per second for JPEG and PNG;
 //       --machine prints "<format> <thumbs/s> <decodes> <seconds>" lines instead.
 //
+//   lazyimg-bench placeholders [--seconds S] [--rounds N] < cases
+//       renders each BlurHash or ThumbHash case and prints microseconds per render
+//       (PlaceholderCost.swift)
+//   lazyimg-bench placeholder-requests <blurhash>
+//       what a request's placeholder step costs: a row's first answer, and again
+//
 // A benchmark, not a test: it reports numbers and never judges them.
 
 func fail(_ message: String) -> Never {
@@ -92,6 +98,10 @@ case "prepare":
     prepare(photos: rest[0], output: rest[1])
 case "run":
     run(arguments.dropFirst())
+case "placeholders":
+    placeholderCost(arguments.dropFirst())
+case "placeholder-requests":
+    placeholderRequestCost(arguments.dropFirst())
 default:
-    fail("usage: lazyimg-bench prepare <photos-dir> <out-dir> | run [--seconds S] [--box N] [--machine] <file>...")
+    fail("usage: lazyimg-bench prepare <photos-dir> <out-dir> | run [--seconds S] [--box N] [--machine] <file>... | placeholders [--seconds S] [--rounds N] | placeholder-requests <blurhash>")
 }

@@ -80,7 +80,7 @@ class StatsStruct(ctypes.Structure):
             "disk_hits", "disk_revalidations", "disk_cache_bytes", "disk_cache_count",
             "disk_evictions", "disk_write_errors", "decodes_skipped",
             # Since 0.4.0:
-            "frames_decoded", "animation_bytes",
+            "bytes_resumed", "frames_decoded", "animation_bytes",
         )
     ]
 

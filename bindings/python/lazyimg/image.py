@@ -1,85 +1,150 @@
 """Image: one lazyimg_image reference, with its pixels as a buffer."""
-import ctypes
+from __future__ import annotations
 
+import ctypes
+import io
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ._core import ImageBase, bind, wrap
 from ._library import lib
 from .constants import Codec, PixelFormat, known
 
+if TYPE_CHECKING:
+    import PIL.Image
 
-class Image:
-    """Owns one reference to a lazyimg_image, dropped when this object is
+
+class Image(ImageBase):
+    """One decoded thumbnail (or, with Output.ENCODED, the file's bytes).
+
+    Holds one reference to the library's image, dropped when this object is
     collected. The pixels never change and stay valid while it lives, also
-    after the loader is closed.
+    after the loader is closed. Images come from Loader.request, lookup and
+    events; they cannot be made from Python.
 
     memoryview() gives the pixels (or an encoded image's bytes) without a
-    copy; the view keeps this Image alive, so numpy.asarray(image) (through
-    __array_interface__) and PIL.Image.frombuffer("RGBA", image.size,
-    image.memoryview(), "raw", "RGBA", image.stride, 1) share the library's
-    memory safely. On Python 3.12+ the Image itself is a buffer."""
+    copy, and the view keeps this Image alive; so do numpy.asarray(image)
+    (through __array_interface__) and to_pil(). On Python 3.12+ the Image
+    itself is a buffer. copy.copy and copy.deepcopy give a new reference to
+    the same (immutable) pixels; pickling is refused, since the pixels are
+    the library's memory: pickle to_pil() or tobytes() instead."""
 
-    __slots__ = ("_pointer", "__weakref__")
+    __slots__ = ()
 
-    def __init__(self, pointer):
-        """Takes over a +1 reference (a lazyimg_image * as an int)."""
-        if not pointer:
-            raise ValueError("NULL lazyimg_image")
-        self._pointer = pointer
+    def __new__(cls, *args: object, **kwargs: object) -> Image:
+        """Refused: images come from a Loader (request, lookup, events)."""
+        raise TypeError("cannot create lazyimg.Image instances: images come from a Loader (request, lookup, "
+                        "events)")
 
-    @classmethod
-    def retained(cls, pointer):
-        """A new reference to a borrowed lazyimg_image *."""
-        return cls(lib.lazyimg_image_retain(pointer))
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels, as PIL's Image.size."""
+        return self.width, self.height
 
-    def __del__(self):
-        pointer, self._pointer = getattr(self, "_pointer", None), None
-        if pointer:
-            lib.lazyimg_image_release(pointer)
+    @property
+    def pixel_format(self) -> PixelFormat:
+        """The layout of the pixels: the loader's pixel_format."""
+        return known(PixelFormat, self._pixel_format)
 
-    width = property(lambda self: lib.lazyimg_image_width(self._pointer))
-    height = property(lambda self: lib.lazyimg_image_height(self._pointer))
-    size = property(lambda self: (self.width, self.height))
-    stride = property(lambda self: lib.lazyimg_image_stride(self._pointer))
-    source_width = property(lambda self: lib.lazyimg_image_source_width(self._pointer))
-    source_height = property(lambda self: lib.lazyimg_image_source_height(self._pointer))
-    is_animated = property(lambda self: bool(lib.lazyimg_image_is_animated(self._pointer)))
-    pixel_format = property(lambda self: known(PixelFormat, lib.lazyimg_image_pixel_format(self._pointer)))
-    codec = property(lambda self: known(Codec, lib.lazyimg_image_codec(self._pointer)))
-    is_encoded = property(lambda self: self.codec != Codec.UNKNOWN)
+    @property
+    def codec(self) -> Codec:
+        """The encoded file's format (Output.ENCODED); Codec.UNKNOWN for pixels."""
+        return known(Codec, self._codec)
 
-    def _address_and_length(self):
+    @property
+    def is_damaged(self) -> bool:
+        """True for a damaged file shown as browsers show it (lazyimg_image_is_damaged)."""
+        return bool(lib.lazyimg_image_is_damaged(self._pointer))
+
+    @property
+    def is_encoded(self) -> bool:
+        """True for an Output.ENCODED image: the file's bytes, no pixels."""
+        return self._codec != Codec.UNKNOWN
+
+    def _address_and_length(self) -> tuple[int, int]:
         count = ctypes.c_size_t(0)
         encoded = lib.lazyimg_image_encoded_data(self._pointer, ctypes.byref(count))
         if encoded:
-            return encoded, count.value
-        return lib.lazyimg_image_pixels(self._pointer), self.stride * self.height
+            return int(encoded), count.value
+        return int(lib.lazyimg_image_pixels(self._pointer) or 0), self.stride * self.height
 
-    def memoryview(self):
+    def memoryview(self) -> memoryview:
         """The pixels (stride * height bytes, top row first) or an encoded
-        image's bytes, read-only and without a copy."""
+        image's bytes, read-only and without a copy; the view keeps this
+        Image alive."""
         address, length = self._address_and_length()
         if not address or length == 0:
             return memoryview(b"")
         array = (ctypes.c_uint8 * length).from_address(address)
-        array._image = self  # the view keeps the array, the array keeps us
-        return memoryview(array).toreadonly()
+        array._image = self  # type: ignore[attr-defined] # the view keeps the array, the array keeps us
+        # cast: ctypes says "<B", which memoryview cannot index; "B" it can.
+        return memoryview(array).cast("B").toreadonly()
 
-    def __buffer__(self, flags):
-        return self.memoryview()
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int) -> memoryview:
+            """The buffer protocol (Python 3.12+): memoryview()."""
+            return self.memoryview()
 
-    def tobytes(self):
+    def tobytes(self) -> bytes:
         """A copy of memoryview()."""
         return self.memoryview().tobytes()
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> dict[str, Any]:
         """numpy's view: height x width x 4 bytes, rows stride apart; numpy
         keeps this Image as the array's base. Encoded images: 1-D bytes."""
         address, length = self._address_and_length()
         if self.is_encoded:
             return {"version": 3, "shape": (length,), "typestr": "|u1", "data": (address, True)}
         return {"version": 3, "shape": (self.height, self.width, 4), "typestr": "|u1",
-                "strides": (self.stride, 4, 1), "data": (address or 0, True)}
+                "strides": (self.stride, 4, 1), "data": (address, True)}
 
-    def __repr__(self):
+    def to_pil(self) -> PIL.Image.Image:
+        """A Pillow image of this one. RGBA8 pixels are shared, not copied
+        (a read-only PIL image that keeps this Image alive; Pillow copies it
+        if you draw on it); BGRA8_PREMULTIPLIED pixels are converted to RGBA;
+        an encoded image is opened by Pillow. Needs Pillow (pip install
+        pillow)."""
+        import PIL.Image
+
+        if self.is_encoded:
+            return PIL.Image.open(io.BytesIO(self.tobytes()))
+        if self.pixel_format == PixelFormat.RGBA8:
+            # Pillow maps any buffer; its stubs name only bytes and arrays.
+            return PIL.Image.frombuffer("RGBA", self.size, self.memoryview(),  # type: ignore[arg-type]
+                                        "raw", "RGBA", self.stride, 1)
+        return PIL.Image.frombytes("RGBA", self.size, self.tobytes(), "raw", "BGRa", self.stride, 1)
+
+    def _repr_png_(self) -> bytes | None:
+        """Jupyter's rich display: the picture as PNG (None without Pillow)."""
+        if self.codec == Codec.PNG:
+            return self.tobytes()
+        try:
+            picture = self.to_pil()
+        except ImportError:
+            return None
+        out = io.BytesIO()
+        picture.save(out, format="PNG")
+        return out.getvalue()
+
+    def __copy__(self) -> Image:
+        """A new reference to the same pixels."""
+        return wrap(lib.lazyimg_image_retain(self._pointer))
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Image:
+        """A new reference to the same pixels (they never change)."""
+        return self.__copy__()
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        """Refused: the pixels are the library's memory, which another
+        process does not have."""
+        raise TypeError("a lazyimg.Image cannot be pickled: its pixels live in this process's library; "
+                        "pickle image.to_pil() or image.tobytes() instead")
+
+    def __repr__(self) -> str:
         if self.is_encoded:
             return f"<lazyimg.Image {self.codec.name} {len(self.memoryview())} bytes>"
         return f"<lazyimg.Image {self.width}x{self.height} {self.pixel_format.name}>"
+
+
+bind(Image)

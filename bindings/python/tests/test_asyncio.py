@@ -1,5 +1,6 @@
 """lazyimg.aio: the loader's fd in the asyncio loop, awaitable requests."""
 import asyncio
+import gc
 
 import pytest
 
@@ -22,7 +23,7 @@ def test_awaited_requests_resolve_from_the_loops_reader(server):
     assert "404" in missing.message
 
 
-@pytest.mark.parametrize("awaiting", ["image", "fetch"])
+@pytest.mark.parametrize("awaiting", ["image", "data"])
 def test_cancelling_the_awaiting_task_cancels_the_ticket(server, awaiting):
     async def main():
         cancelled = asyncio.get_running_loop().create_future()
@@ -31,7 +32,7 @@ def test_cancelling_the_awaiting_task_cancels_the_ticket(server, awaiting):
             if awaiting == "image":
                 task = asyncio.ensure_future(loader.image(0))
             else:
-                task = asyncio.ensure_future(loader.fetch(server.url("/slow/1.png")))
+                task = asyncio.ensure_future(loader.data(server.url("/slow/1.png")))
             await asyncio.sleep(0)  # one loop turn: the task sends its request
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -53,14 +54,41 @@ def test_async_loader_needs_host_delivery():
         asyncio.run(main())
 
 
-def test_awaited_fetch_returns_the_body_and_raises_for_failures(server):
+def test_awaited_data_returns_the_body_and_raises_for_failures(server):
     async def main():
         async with AsyncLoader() as loader:
-            return await asyncio.gather(loader.fetch(server.url("/feed.json")),
-                                        loader.fetch(server.url("/missing.json")),
+            return await asyncio.gather(loader.data(server.url("/feed.json")),
+                                        loader.data(server.url("/missing.json")),
                                         return_exceptions=True)
 
     feed, missing = asyncio.run(asyncio.wait_for(main(), 60))
     assert feed == server.files["/feed.json"]
     assert isinstance(missing, LazyImgError) and missing.status == Status.E_HTTP
 
+
+
+def test_rows_the_scroll_policy_cancels_are_cancelled_tasks_not_failures(server):
+    """Rows that leave the screen end CANCELLED: their image() tasks are
+    cancelled, gather returns CancelledError for them, and a task nobody
+    awaited logs nothing (no "Task exception was never retrieved")."""
+    async def main():
+        logged = []
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: logged.append(context))
+        async with AsyncLoader() as loader:
+            loader.set_items([server.url(f"/slow/{n}.png") for n in range(8)] + [server.url("/green.png")] * 200)
+            loader.set_visible_range(0, 4)
+            gathered = asyncio.gather(*(loader.image(row) for row in range(2)), return_exceptions=True)
+            unawaited = [asyncio.ensure_future(loader.image(row)) for row in range(2, 4)]
+            await asyncio.sleep(0)  # one loop turn: the tasks send their requests
+            loader.set_visible_range(150, 4)  # flung away: rows 0-3 leave
+            results = await gathered
+            await asyncio.wait(unawaited)
+            states = [task.cancelled() for task in unawaited]
+            del unawaited
+            gc.collect()
+        return results, states, logged
+
+    results, states, logged = asyncio.run(asyncio.wait_for(main(), 60))
+    assert all(isinstance(result, asyncio.CancelledError) for result in results), results
+    assert states == [True, True]
+    assert logged == []

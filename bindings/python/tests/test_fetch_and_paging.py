@@ -3,7 +3,7 @@ against the loopback server."""
 import pytest
 
 from lazyimg import EventType, LazyImgError, Loader, Source, Status
-from waiting import WAIT_MS, events_for
+from waiting import WAIT_S, events_for
 
 
 def test_fetch_returns_the_body_as_bytes(server):
@@ -34,7 +34,7 @@ def test_fetch_failures_are_failed_events_and_bad_urls_raise(server):
         with pytest.raises(LazyImgError) as raised:
             loader.fetch("ftp://example.invalid/feed.json")
         assert raised.value.status == Status.E_BAD_URL
-        assert not loader.wait(0), "a refused fetch sends no event"
+        assert not loader.wait(timeout=0), "a refused fetch sends no event"
 
 
 def test_a_cancelled_fetch_ends_cancelled(server):
@@ -50,15 +50,15 @@ def test_need_page_arrives_once_near_the_end_and_rearms_on_append(server):
         loader.set_items(page)
         loader.set_paging(5, True)
         loader.set_visible_range(0, 10)  # ends 10 rows before the end: no page yet
-        assert not loader.wait(0)
+        assert not loader.wait(timeout=0)
         loader.set_visible_range(12, 10)  # reaches the end (clamped to row 19)
-        assert loader.wait(0), "NEED_PAGE is queued by the view change itself"
+        assert loader.wait(timeout=0), "NEED_PAGE is queued by the view change itself"
         [event] = loader.dispatch()
         assert event.type == EventType.NEED_PAGE and event.ok and event.status == Status.OK
         assert event.row == 20 and event.ticket == 0 and event.url == "" and event.data is None
         assert "NEED_PAGE" in repr(event)
         loader.set_visible_range(13, 7)  # still near the end: asked once only
-        assert not loader.wait(0)
+        assert not loader.wait(timeout=0)
         loader.append_items(page)  # the next page re-arms it
         loader.set_visible_range(30, 10)
         [event] = loader.dispatch()
@@ -66,7 +66,7 @@ def test_need_page_arrives_once_near_the_end_and_rearms_on_append(server):
         loader.set_paging(5, False)  # the feed has ended: no more pages asked for
         loader.append_items(page)
         loader.set_visible_range(50, 10)
-        assert not loader.wait(0)
+        assert not loader.wait(timeout=0)
 
 
 def test_need_page_reaches_on_event(server):
@@ -75,7 +75,7 @@ def test_need_page_reaches_on_event(server):
         loader.set_items([server.url("/green.png")] * 4)
         loader.set_visible_range(0, 4)
         loader.set_paging(2, 1)  # checked at once
-        assert loader.wait(WAIT_MS)
+        assert loader.wait(timeout=WAIT_S)
         loader.dispatch()
     assert [(event.type, event.row) for event in seen] == [(EventType.NEED_PAGE, 4)]
 

@@ -11,6 +11,7 @@ import ctypes
 import os
 import re
 import subprocess
+import sysconfig
 
 import pytest
 
@@ -157,3 +158,17 @@ def test_every_function_is_declared_with_its_parameters():
             differences.append(f"{name}: in _library.PROTOTYPES, not declared in the header")
     assert len(functions) >= 30, f"the header parser found only {sorted(functions)}"
     report(differences)
+
+
+def test_the_c_extensions_function_types_are_the_headers(tmp_path):
+    """lazyimg/_speedups.c declares the types of the functions it calls (it
+    is built without the header, in an sdist); compiled against the header
+    with -DLAZYIMG_CHECK_HEADER, any difference is an error."""
+    include = sysconfig.get_paths()["include"]
+    if not os.path.exists(os.path.join(include, "Python.h")):
+        pytest.skip(f"no Python.h in {include} (python3-dev)")
+    source = os.path.join(os.path.dirname(__file__), "..", "lazyimg", "_speedups.c")
+    cc = os.environ.get("CC", "cc")
+    compiled = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-DLAZYIMG_CHECK_HEADER",
+                               "-I", os.path.dirname(HEADER), "-I", include, source], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr

@@ -24,9 +24,8 @@ def test_file_urls_are_refused_unless_allowed(server, tmp_path):
     with Loader(allow_file_urls=1) as loader:
         loader.set_items([file_url(picture)])
         assert load(loader, [0])[0].image.size == (16, 16)
-    with pytest.raises(LazyImgError) as raised:
+    with pytest.raises(ValueError, match="allow_file_urls must be True or False, got 2"):
         Loader(allow_file_urls=2)
-    assert raised.value.status == Status.E_INVALID_ARGUMENT
 
 
 def test_max_host_connections_one_carries_every_download_on_one_connection(server):
@@ -35,9 +34,8 @@ def test_max_host_connections_one_carries_every_download_on_one_connection(serve
         events = load(loader, range(4))
         assert [events[row].type for row in range(4)] == [EventType.IMAGE] * 3 + [EventType.FAILED]
     assert len(server.client_ports) == 4 and len(set(server.client_ports)) == 1
-    with pytest.raises(LazyImgError) as raised:
+    with pytest.raises(ValueError, match="max_host_connections must be between 0 and 64, got 65"):
         Loader(max_host_connections=65)
-    assert raised.value.status == Status.E_INVALID_ARGUMENT
 
 
 @pytest.mark.parametrize("origins, sent", [(None, True), (["http://elsewhere.example"], False), ("own", True)])
@@ -51,9 +49,8 @@ def test_http_headers_go_only_to_the_named_origins(server, origins, sent):
 
 
 def test_a_malformed_origin_or_a_single_string_is_refused():
-    with pytest.raises(LazyImgError) as raised:
+    with pytest.raises(ValueError, match=r"http_headers_origins\[0\] must be an origin"):
         Loader(http_headers=["X-Test: yes"], http_headers_origins=["not an origin"])
-    assert raised.value.status == Status.E_INVALID_ARGUMENT
     with pytest.raises(TypeError, match="list"):
         Loader(http_headers_origins="http://127.0.0.1")
 
@@ -69,9 +66,8 @@ def test_proxy_carries_the_requests(server):
 
 
 def test_an_unreadable_ca_file_is_refused_at_create(tmp_path):
-    with pytest.raises(LazyImgError) as raised:
+    with pytest.raises(ValueError, match="ca_file must be a readable file"):
         Loader(ca_file=tmp_path / "missing.pem")  # a path object is accepted
-    assert raised.value.status == Status.E_INVALID_ARGUMENT
 
 
 def test_budgets_are_accepted_and_get_stats_has_the_new_counters(server):

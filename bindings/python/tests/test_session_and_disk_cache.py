@@ -54,7 +54,7 @@ def load_ticketed(loader):
     """The one event of the ticket already requested for row 0."""
     events = []
     while not events:
-        assert loader.wait(30000)
+        assert loader.wait(timeout=30)
         events = loader.dispatch()
     (event,) = events
     assert event.row == 0 and event.ok, event
@@ -224,11 +224,10 @@ def test_misuse_raises_the_bindings_error_with_its_status(server, tmp_path):
     assert isinstance(raised.value, LazyImgError) and isinstance(raised.value, ValueError)
     with pytest.raises(TypeError, match="lazyimg.Session"):
         Loader(session=1234)
-    with pytest.raises(TypeError, match="Session option 'target_width'"):
+    with pytest.raises(TypeError, match="target_width"):
         Session(target_width=8)
-    with pytest.raises(LazyImgError) as raised:
+    with pytest.raises(ValueError, match="max_concurrent_downloads must be between 0 and 64, got 65"):
         Session(max_concurrent_downloads=65)
-    assert raised.value.status == Status.E_INVALID_ARGUMENT
     not_a_directory = tmp_path / "file"
     not_a_directory.write_bytes(b"x")
     for make in (Session, Loader):
@@ -239,9 +238,8 @@ def test_misuse_raises_the_bindings_error_with_its_status(server, tmp_path):
         loader.disk_cache_clear()  # no disk cache: OK
         loader.disk_cache_remove_url(server.url(RED))
         for call in (loader.disk_cache_remove_url, loader.fetch, loader.lookup_url):
-            with pytest.raises(LazyImgError) as raised:
+            with pytest.raises(TypeError, match="url must be str or bytes, not NoneType"):
                 call(None)
-            assert raised.value.status == Status.E_INVALID_ARGUMENT
     for call in (loader.disk_cache_clear, lambda: loader.disk_cache_remove_url("x")):
         with pytest.raises(ClosedError) as raised:
             call()

@@ -2,7 +2,7 @@
 dispatch), never with sleeps."""
 from lazyimg import Status
 
-WAIT_MS = 30000
+WAIT_S = 30.0
 
 
 def events_for(loader, tickets):
@@ -10,7 +10,7 @@ def events_for(loader, tickets):
     tickets = set(tickets)
     events = {}
     while len(events) < len(tickets):
-        assert loader.wait(WAIT_MS), "no event within 30 s"
+        assert loader.wait(timeout=WAIT_S), "no event within 30 s"
         for event in loader.dispatch():
             assert event.ticket in tickets, event
             events[event.ticket] = event

@@ -100,8 +100,14 @@ lazyimg_status feed_request(struct feed_checks *c, lazyimg_loader *loader, size_
                             uint64_t *out_ticket)
 {
     lazyimg_status st = lazyimg_request(loader, row, out_image, out_ticket);
-    if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED)
+    if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED || st == LAZYIMG_PLACEHOLDER)
         feed_checks_ticket(c, *out_ticket);
+    if (st == LAZYIMG_PLACEHOLDER)
+        c->placeholders_shown++;
+    feed_expect(c, st != LAZYIMG_OK || !lazyimg_image_is_placeholder(*out_image), "row %zu: OK with a placeholder",
+                row);
+    feed_expect(c, st != LAZYIMG_PLACEHOLDER || lazyimg_image_is_placeholder(*out_image),
+                "row %zu: PLACEHOLDER with an image", row);
     return st;
 }
 
@@ -158,7 +164,11 @@ void feed_checks_run(struct feed_checks *c, lazyimg_loader *loader, const struct
                s.requests, s.memory_hits, s.deferred, s.downloads_started, s.downloads_coalesced,
                s.downloads_cancelled, s.downloads_failed, s.bytes_downloaded / 1e6, s.images_decoded);
         printf("moves %u (%" PRIu64 " download(s) started while moving)\n", c->moves, c->downloads_while_moving);
+        printf("placeholders: %u feed item(s) with a blurhash, %u request(s) answered with one\n",
+               pager->hashes_given, c->placeholders_shown);
     }
+    feed_expect(c, pager->hashes_given == 0 || c->placeholders_shown > 0,
+                "the feed gave %u blurhash(es), none was shown", pager->hashes_given);
     feed_expect(c, pager->pages >= 2, "only %u page(s) arrived", pager->pages);
     feed_expect(c, pager->failures == 0, "%u page fetch(es) failed: %s", pager->failures, pager->error);
     feed_expect(c, pager->need_page_events == pager->fetches, "%u NEED_PAGE events for %u page fetches",

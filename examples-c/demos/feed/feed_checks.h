@@ -37,6 +37,7 @@ struct feed_checks {
     unsigned moves;                /* motions: IDLE to another state */
     uint64_t downloads_at_motion_start, downloads_while_moving;
     unsigned failures;             /* expectations not met */
+    unsigned placeholders_shown;   /* requests answered PLACEHOLDER */
 };
 
 /* CLOCK_MONOTONIC in milliseconds: the clock of the server's log. */

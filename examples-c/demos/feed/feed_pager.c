@@ -62,11 +62,13 @@ static void page_arrived(struct feed_pager *p, lazyimg_loader *loader, struct fe
     const cJSON *item;
     size_t n = (size_t)cJSON_GetArraySize(items), added = 0;
     const char **urls = malloc((n ? n : 1) * sizeof *urls);
-    if (root == NULL || !cJSON_IsArray(items) || urls == NULL) {
+    const char **hashes = malloc((n ? n : 1) * sizeof *hashes);
+    if (root == NULL || !cJSON_IsArray(items) || urls == NULL || hashes == NULL) {
         snprintf(p->error, sizeof p->error, "feed: not a page (%zu bytes)", size);
         p->retry_at = feed_now_ms() + RETRY_MS;
         cJSON_Delete(root);
         free(urls);
+        free(hashes);
         return;
     }
     if (p->count + n > p->capacity) {
@@ -82,6 +84,7 @@ static void page_arrived(struct feed_pager *p, lazyimg_loader *loader, struct fe
         const cJSON *image = cJSON_GetObjectItemCaseSensitive(item, "image");
         const cJSON *width = cJSON_GetObjectItemCaseSensitive(item, "width");
         const cJSON *height = cJSON_GetObjectItemCaseSensitive(item, "height");
+        const cJSON *blurhash = cJSON_GetObjectItemCaseSensitive(item, "blurhash");
         if (added == n)
             break;
         struct feed_item *it = &p->items[p->count + added];
@@ -89,6 +92,8 @@ static void page_arrived(struct feed_pager *p, lazyimg_loader *loader, struct fe
         it->image_path = cJSON_IsString(image) ? url_path(image->valuestring) : NULL;
         it->width = cJSON_IsNumber(width) && width->valuedouble > 0 ? (unsigned)width->valuedouble : 0;
         it->height = cJSON_IsNumber(height) && height->valuedouble > 0 ? (unsigned)height->valuedouble : 0;
+        hashes[added] = cJSON_IsString(blurhash) ? blurhash->valuestring : NULL; /* copied, as the URLs */
+        p->hashes_given += hashes[added] != NULL;
         urls[added++] = cJSON_IsString(image) ? image->valuestring : NULL; /* copied by the loader */
     }
     /* The last page: stop the NEED_PAGE events before the rows go in. Otherwise
@@ -98,6 +103,12 @@ static void page_arrived(struct feed_pager *p, lazyimg_loader *loader, struct fe
     double told_at = feed_now_ms(); /* the loader may start downloads before the call returns */
     lazyimg_status st = lazyimg_append_items(loader, urls, added);
     feed_expect(checks, st == LAZYIMG_OK, "lazyimg_append_items: %s", lazyimg_strerror(st));
+    /* The feed's hashes for the rows just added: a bad one costs only its row. */
+    size_t bad_row;
+    const char *why;
+    st = lazyimg_set_placeholders(loader, p->count, LAZYIMG_PLACEHOLDER_BLURHASH, hashes, added, &bad_row, &why);
+    feed_expect(checks, st == LAZYIMG_OK, "lazyimg_set_placeholders: %s (row %zu: %s)", lazyimg_strerror(st), bad_row,
+                why);
     p->count += added;
     scroll_windows_told_rows(&checks->windows, told_at, p->count);
     p->pages++;
@@ -105,6 +116,7 @@ static void page_arrived(struct feed_pager *p, lazyimg_loader *loader, struct fe
     p->next_page = cJSON_IsString(next) ? strdup(next->valuestring) : NULL;
     p->error[0] = '\0';
     free(urls);
+    free(hashes);
     cJSON_Delete(root);
 }
 

@@ -26,6 +26,7 @@ struct feed_pager {
     uint64_t ticket;        /* the page on the way; 0 = none */
     size_t paging_distance; /* rows, as given to lazyimg_set_paging */
     unsigned pages, failures, need_page_events, fetches;
+    unsigned hashes_given;  /* items that came with a "blurhash" */
     double retry_at;        /* feed_now_ms() to ask again at; 0 = none */
     char error[96];         /* why the last page failed; "" = none */
 };

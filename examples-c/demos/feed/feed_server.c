@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "feed_server.h"
+#include "blurhash_encode.h"
 
 #include "animation_encoder.h"
 
@@ -56,6 +57,7 @@ struct logged_request {
 struct photo {
     char *file;
     unsigned width, height;
+    char blurhash[BLURHASH_MAX]; /* "" until made, at start */
 };
 
 struct feed_server {
@@ -223,33 +225,69 @@ static unsigned char *encode_png(const unsigned char *rgb, unsigned width, unsig
     return png;
 }
 
-/* The photo at 1/scale: the file itself at full size, else decoded, shrunk, JPEG. */
-static unsigned char *make_photo(const struct photo *p, unsigned scale, size_t *size)
+/* The photo's PNG file decoded to RGB at full size; NULL on failure. */
+static unsigned char *decode_photo(const struct photo *p, const unsigned char *file, size_t file_size)
 {
-    size_t file_size = 0, rgb_size = 0;
-    unsigned char *file = read_file(p->file, &file_size), *rgb = NULL, *small, *jpeg = NULL;
-    if (file == NULL || scale == 1)
-        return *size = file_size, file;
+    size_t rgb_size = 0;
+    unsigned char *rgb = NULL;
     spng_ctx *ctx = spng_ctx_new(0);
     if (ctx != NULL && spng_set_png_buffer(ctx, file, file_size) == 0 &&
         spng_decoded_image_size(ctx, SPNG_FMT_RGB8, &rgb_size) == 0 &&
         rgb_size == (size_t)p->width * p->height * 3 && (rgb = malloc(rgb_size)) != NULL &&
-        spng_decode_image(ctx, rgb, rgb_size, SPNG_FMT_RGB8, 0) == 0 &&
-        (small = shrink_rgb(rgb, p->width, p->height, scale)) != NULL) {
+        spng_decode_image(ctx, rgb, rgb_size, SPNG_FMT_RGB8, 0) != 0) {
+        free(rgb);
+        rgb = NULL;
+    }
+    spng_ctx_free(ctx);
+    return rgb;
+}
+
+/* The photo at 1/scale: the file itself at full size, else decoded, shrunk, JPEG. */
+static unsigned char *make_photo(const struct photo *p, unsigned scale, size_t *size)
+{
+    size_t file_size = 0;
+    unsigned char *file = read_file(p->file, &file_size), *rgb, *small, *jpeg = NULL;
+    if (file == NULL || scale == 1)
+        return *size = file_size, file;
+    if ((rgb = decode_photo(p, file, file_size)) != NULL && (small = shrink_rgb(rgb, p->width, p->height, scale)) != NULL) {
         jpeg = encode_jpeg(small, p->width / scale, p->height / scale, size);
         free(small);
     }
-    spng_ctx_free(ctx);
     free(rgb);
     free(file);
     return jpeg;
 }
 
-/* Generated picture n: a sky, a sun and two hills, coloured by n. */
-static unsigned char *make_generated(unsigned n, unsigned scale, size_t *size)
+/* The feed's "blurhash" of a picture: 4x3 components, as in BlurHash's own README,
+ * from a thumbnail about 32 pixels wide (the components are all it keeps). */
+static void hash_picture(const unsigned char *rgb, unsigned width, unsigned height, char out[BLURHASH_MAX])
 {
-    unsigned w = GEN_WIDTH / scale, h = GEN_HEIGHT / scale;
-    unsigned char *rgb = malloc((size_t)w * h * 3), *body;
+    unsigned scale = width > 32 ? width / 32 : 1;
+    unsigned char *small = shrink_rgb(rgb, width, height, scale);
+    out[0] = '\0';
+    if (small != NULL)
+        blurhash_encode(small, width / scale, height / scale, 4, 3, out);
+    free(small);
+}
+
+/* Each photo's "blurhash", made once at start: a decode each. */
+static void hash_photos(struct feed_server *s)
+{
+    for (unsigned n = 0; n < s->photo_count; n++) {
+        struct photo *p = &s->photos[n];
+        size_t file_size = 0;
+        unsigned char *file = read_file(p->file, &file_size), *rgb = file ? decode_photo(p, file, file_size) : NULL;
+        if (rgb != NULL)
+            hash_picture(rgb, p->width, p->height, p->blurhash);
+        free(rgb);
+        free(file);
+    }
+}
+
+/* Generated picture n at w x h, RGB: a sky, a sun and two hills, coloured by n. */
+static unsigned char *draw_generated(unsigned n, unsigned w, unsigned h)
+{
+    unsigned char *rgb = malloc((size_t)w * h * 3);
     if (rgb == NULL)
         return NULL;
     unsigned hue = (n * 47) % 360;
@@ -272,6 +310,16 @@ static unsigned char *make_generated(unsigned n, unsigned scale, size_t *size)
                 px[2] = (unsigned char)(255 - 60 * fy - (hue > 240 ? 60 : 0));
             }
         }
+    return rgb;
+}
+
+/* Generated picture n at 1/scale: PNG at full size, else JPEG. */
+static unsigned char *make_generated(unsigned n, unsigned scale, size_t *size)
+{
+    unsigned w = GEN_WIDTH / scale, h = GEN_HEIGHT / scale;
+    unsigned char *rgb = draw_generated(n, w, h), *body;
+    if (rgb == NULL)
+        return NULL;
     body = scale == 1 ? encode_png(rgb, w, h, size) : encode_jpeg(rgb, w, h, size);
     free(rgb);
     return body;
@@ -322,9 +370,10 @@ static unsigned char *make_animated(unsigned n, enum animation_format format, si
 /* Items 1 and 2 of every ten are animated, a GIF and a WebP. */
 static int is_animated_item(unsigned i) { return i % 10 == 1 || i % 10 == 2; }
 
-/* Item i of the feed: its image's path, title and size. */
+/* Item i of the feed: its image's path, title, size and "blurhash" (a generated
+ * picture's drawn small now: a few microseconds). */
 static void describe_item(const struct feed_server *s, unsigned i, char *path, size_t path_size, char *title,
-                          size_t title_size, unsigned *width, unsigned *height)
+                          size_t title_size, unsigned *width, unsigned *height, char blurhash[BLURHASH_MAX])
 {
     unsigned sources = s->photo_count ? s->photo_count : 1000000;
     unsigned source = i % sources, scale = scales[(i / sources + i) % SCALES];
@@ -335,17 +384,24 @@ static void describe_item(const struct feed_server *s, unsigned i, char *path, s
         snprintf(title, title_size, "animated %s #%u", i % 10 == 1 ? "GIF" : "WebP", i);
         *width = ANIM_WIDTH;
         *height = ANIM_HEIGHT;
+        blurhash[0] = '\0';
     } else if (s->photo_count) {
         const char *base = strrchr(s->photos[source].file, '/');
         snprintf(path, path_size, "/photo/%u/%u.%s", source, scale, ext);
         snprintf(title, title_size, "%.*s", 7, base ? base + 1 : s->photos[source].file);
         *width = s->photos[source].width / scale;
         *height = s->photos[source].height / scale;
+        memcpy(blurhash, s->photos[source].blurhash, BLURHASH_MAX);
     } else {
         snprintf(path, path_size, "/gen/%u/%u.%s", source, scale, ext);
         snprintf(title, title_size, "generated #%u", source);
         *width = GEN_WIDTH / scale;
         *height = GEN_HEIGHT / scale;
+        unsigned char *small = draw_generated(source, GEN_WIDTH / 20, GEN_HEIGHT / 20);
+        blurhash[0] = '\0';
+        if (small != NULL)
+            blurhash_encode(small, GEN_WIDTH / 20, GEN_HEIGHT / 20, 4, 3, blurhash);
+        free(small);
     }
 }
 
@@ -354,9 +410,9 @@ static char *make_page(const struct feed_server *s, unsigned page)
     cJSON *root = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(root, "items");
     char *text = NULL;
     for (unsigned k = 0; items != NULL && k < s->page_size; k++) {
-        char path[64], title[64], url[160];
+        char path[64], title[64], url[160], blurhash[BLURHASH_MAX];
         unsigned width, height;
-        describe_item(s, page * s->page_size + k, path, sizeof path, title, sizeof title, &width, &height);
+        describe_item(s, page * s->page_size + k, path, sizeof path, title, sizeof title, &width, &height, blurhash);
         snprintf(url, sizeof url, "%s%s", s->base, path);
         cJSON *item = cJSON_CreateObject();
         cJSON_AddItemToArray(items, item);
@@ -364,6 +420,8 @@ static char *make_page(const struct feed_server *s, unsigned page)
         cJSON_AddStringToObject(item, "image", url);
         cJSON_AddNumberToObject(item, "width", width);
         cJSON_AddNumberToObject(item, "height", height);
+        if (blurhash[0] != '\0')
+            cJSON_AddStringToObject(item, "blurhash", blurhash);
     }
     if (s->pages == 0 || page + 1 < s->pages) {
         char next[128];
@@ -519,6 +577,7 @@ struct feed_server *feed_server_start(const struct feed_server_options *options)
     s->pages = options->pages;
     pthread_mutex_init(&s->lock, NULL);
     find_photos(s, options->photos_dir);
+    hash_photos(s);
     memset(&address, 0, sizeof address);
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

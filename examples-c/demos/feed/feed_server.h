@@ -4,8 +4,11 @@
  * It serves an endless paged JSON feed, GET /feed?page=N:
  *
  *   {"items": [{"title": "kodim07", "image": "http://127.0.0.1:P/photo/7/2.jpg",
- *               "width": 384, "height": 256}, ...],
+ *               "width": 384, "height": 256, "blurhash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj"}, ...],
  *    "next": "http://127.0.0.1:P/feed?page=N+1"}     (null after the last page)
+ *
+ * with a BlurHash of each item's picture (4x3 components), as the Mastodon API
+ * gives each media attachment one.
  *
  * and the images the items name: the Kodak photos of a directory (kodimNN.png)
  * when one is given and readable, else generated pictures, each at three sizes

@@ -204,7 +204,17 @@ static void cell_show_error(struct app *a, struct cell *c, lazyimg_status error)
     cell_describe(a, c);
 }
 
-/* cellForRow: memory hit now, or a ticket whose one event follows. */
+/* The feed's BlurHash of the row, drawn by the loader at a small size: GtkPicture
+ * scales it to the cell until the image's event comes. */
+static void cell_show_placeholder(struct app *a, struct cell *c, lazyimg_image *image)
+{
+    GdkTexture *texture = texture_for(a, image);
+    gtk_picture_set_paintable(GTK_PICTURE(c->picture), GDK_PAINTABLE(texture));
+    g_object_unref(texture);
+}
+
+/* cellForRow: memory hit now, or a ticket whose one event follows, with the row's
+ * placeholder to show meanwhile when the feed gave one. */
 static void cell_request(struct app *a, struct cell *c)
 {
     lazyimg_image *image = NULL;
@@ -214,9 +224,13 @@ static void cell_request(struct app *a, struct cell *c)
     if (st == LAZYIMG_OK) {
         cell_show_image(a, c, image);
         lazyimg_image_release(image);
-    } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED) {
+    } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED || st == LAZYIMG_PLACEHOLDER) {
         c->ticket = ticket;
         c->deferred = st == LAZYIMG_DEFERRED;
+        if (st == LAZYIMG_PLACEHOLDER) {
+            cell_show_placeholder(a, c, image);
+            lazyimg_image_release(image);
+        }
         cell_describe(a, c);
     } else {
         cell_show_error(a, c, st);

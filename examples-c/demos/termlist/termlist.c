@@ -4,9 +4,11 @@
  *
  * Rows come from a paged JSON feed (its own loopback server, feed_server.c, or
  * --feed URL), fetched with lazyimg_fetch when the loader's NEED_PAGE event
- * says the list nears its end, parsed with cJSON and appended (feed_pager.c).
- * Each row shows a thumbnail drawn with ANSI truecolor half-blocks, its title
- * and sizes; the cells ask lazyimg_request for their image and wait for one event per ticket.
+ * says the list nears its end, parsed with cJSON and appended, each item's
+ * "blurhash" given to lazyimg_set_placeholders (feed_pager.c). Each row shows a
+ * thumbnail drawn with ANSI truecolor half-blocks, its title and sizes; the
+ * cells ask lazyimg_request for their image, show the placeholder it may answer
+ * with, and wait for one event per ticket.
  * Every motion reports its scroll state and velocity, and a glide or fling its
  * resting place (lazyimg_set_scroll_target). Events are dispatched from the
  * poll() loop on lazyimg_event_fd. Animated GIF and WebP rows play: each frame
@@ -69,6 +71,7 @@ struct cell {
     size_t row;           /* SIZE_MAX = none */
     uint64_t ticket;      /* 0 = none */
     lazyimg_image *image; /* +1 reference */
+    lazyimg_image *placeholder; /* +1 reference: shown until the image comes */
     lazyimg_status error; /* LAZYIMG_OK = none */
     int deferred;         /* the request answered DEFERRED */
     int ask_again;        /* its ticket was cancelled while it still shows the row */
@@ -125,7 +128,8 @@ static void cell_clear(struct cell *c)
 {
     lazyimg_image_release(c->image);
     lazyimg_image_release(c->frame);
-    c->image = c->frame = NULL;
+    lazyimg_image_release(c->placeholder);
+    c->image = c->frame = c->placeholder = NULL;
     c->frame_index = 0;
     c->advances = 0;
     c->ticket = 0;
@@ -133,7 +137,8 @@ static void cell_clear(struct cell *c)
     c->deferred = c->ask_again = 0;
 }
 
-/* cellForRow: memory hit now, or a ticket whose one event follows. */
+/* cellForRow: memory hit now, or a ticket whose one event follows, with the row's
+ * placeholder to show meanwhile when the feed gave one. */
 static void cell_request(struct app *a, struct cell *c)
 {
     lazyimg_image *image = NULL;
@@ -143,9 +148,13 @@ static void cell_request(struct app *a, struct cell *c)
     if (st == LAZYIMG_OK) {
         c->image = image;
         c->shown_since = feed_now_ms();
-    } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED) {
+    } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED || st == LAZYIMG_PLACEHOLDER) {
         c->ticket = ticket;
         c->deferred = st == LAZYIMG_DEFERRED;
+        if (st == LAZYIMG_PLACEHOLDER) {
+            lazyimg_image_release(c->placeholder);
+            c->placeholder = image;
+        }
     } else {
         c->error = st;
     }
@@ -163,9 +172,14 @@ static void on_event(void *user_data, const lazyimg_event *ev)
     c->ticket = 0;
     c->deferred = 0;
     if (ev->type == LAZYIMG_EVENT_IMAGE) {
+        feed_expect(&a->checks, !lazyimg_image_is_placeholder(ev->image), "row %zu: an IMAGE event with a placeholder",
+                    ev->row);
         c->image = lazyimg_image_retain(ev->image);
         c->shown_since = feed_now_ms();
-    } else if (ev->status == LAZYIMG_E_CANCELLED)
+        lazyimg_image_release(c->placeholder);
+        c->placeholder = NULL;
+    }
+    else if (ev->status == LAZYIMG_E_CANCELLED)
         c->ask_again = 1;
     else
         c->error = ev->status;
@@ -357,24 +371,26 @@ static void put(struct out *o, const char *fmt, ...)
     o->size += (size_t)n;
 }
 
-/* Thumbnail pixel (x, y) of a cell as RGB over the dark background; a grey
- * checker while it loads, red when it failed. */
+/* Thumbnail pixel (x, y) of a cell as RGB over the dark background: its image, or
+ * the feed's placeholder while it loads (else a grey checker), red when it failed. */
 static void thumb_pixel(const struct cell *c, int x, int y, uint8_t rgb[3])
 {
     static const uint8_t background[3] = {24, 24, 30};
     memcpy(rgb, background, 3);
-    const lazyimg_image *image = c != NULL && c->frame != NULL ? c->frame : c != NULL ? c->image : NULL;
-    if (image == NULL) {
+    const lazyimg_image *shown = NULL;
+    if (c != NULL)
+        shown = c->frame != NULL ? c->frame : c->image != NULL ? c->image : c->placeholder;
+    if (shown == NULL || (c->image == NULL && c->error != LAZYIMG_OK)) {
         int checker = ((x / 4) + (y / 4)) % 2;
         uint8_t v = (uint8_t)(c != NULL && c->error != LAZYIMG_OK ? 0 : checker ? 52 : 44);
         rgb[0] = c != NULL && c->error != LAZYIMG_OK ? 120 : v, rgb[1] = v, rgb[2] = (uint8_t)(v + 6 * (v > 0));
         return;
     }
-    int w = (int)lazyimg_image_width(image), h = (int)lazyimg_image_height(image);
+    int w = (int)lazyimg_image_width(shown), h = (int)lazyimg_image_height(shown);
     int ix = x - (THUMB_W - w) / 2, iy = y - (THUMB_H - h) / 2;
     if (ix < 0 || iy < 0 || ix >= w || iy >= h)
         return;
-    const uint8_t *p = lazyimg_image_pixels(image) + (size_t)iy * lazyimg_image_stride(image) + (size_t)ix * 4;
+    const uint8_t *p = lazyimg_image_pixels(shown) + (size_t)iy * lazyimg_image_stride(shown) + (size_t)ix * 4;
     for (int i = 0; i < 3; i++)
         rgb[i] = (uint8_t)((p[i] * p[3] + background[i] * (255 - p[3])) / 255);
 }
@@ -404,6 +420,8 @@ static void render_text(struct app *a, struct out *o, size_t row, int line)
             put(o, "\x1b[31m%s\x1b[0m", lazyimg_strerror(c->error));
         else if (c->deferred)
             put(o, "\x1b[33mdeferred while the list moves\x1b[0m");
+        else if (c->placeholder != NULL)
+            put(o, "\x1b[36mloading... (its blurhash meanwhile)\x1b[0m");
         else
             put(o, "\x1b[36mloading...\x1b[0m");
     }
