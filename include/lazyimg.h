@@ -22,7 +22,8 @@
  * Priorities: the threads that decode and read files run 10 nice steps below
  * the thread that created the loader (at most nice 19), as Android's background
  * threads do, so a UI thread waking for a frame is not kept waiting behind a
- * decode. The network thread and the THREAD delivery thread keep the creator's
+ * decode; since 0.4.0 also as SCHED_BATCH, so one the UI thread wakes (a
+ * frame to decode) does not take the UI thread's CPU. The network thread and the THREAD delivery thread keep the creator's
  * priority: they run briefly, and the host waits on them.
  *
  * Ownership words used below:
