@@ -9,13 +9,15 @@ let abiLinkerFlags: [String] = [
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/LazyImgABI/lazyimg.map",
 ]
 
-// AVIF and HEIF decode when the build has libavif and libheif. The Makefile sets
-// LAZYIMG_AVIF=0 / LAZYIMG_HEIF=0 when pkg-config does not find them; LazyImgCore then
-// leaves that system-library target out (SwiftPM never looks for the package of a target
-// nothing depends on) and refuses the format. A plain `swift build` assumes both.
+// AVIF and HEIC decode when the build has libavif and libde265 (and libheif, whose
+// encoder the tests make HEIC files with). The Makefile sets LAZYIMG_AVIF=0 /
+// LAZYIMG_HEIF=0 when pkg-config does not find them; LazyImgCore then leaves that
+// system-library target out (SwiftPM never looks for the package of a target nothing
+// depends on) and refuses the format. A plain `swift build` assumes all three.
 let withAVIF = Context.environment["LAZYIMG_AVIF"] != "0"
 let withHEIF = Context.environment["LAZYIMG_HEIF"] != "0"
-let optionalCodecs: [Target.Dependency] = (withAVIF ? ["CAvif"] : []) + (withHEIF ? ["CHeif"] : [])
+let optionalCodecs: [Target.Dependency] = (withAVIF ? ["CAvif"] : []) + (withHEIF ? ["CDe265"] : [])
+let optionalTestCodecs: [Target.Dependency] = optionalCodecs + (withHEIF ? ["CHeif"] : [])
 let optionalCodecFlags: [SwiftSetting] = (withAVIF ? [.define("LAZYIMG_AVIF")] : [])
     + (withHEIF ? [.define("LAZYIMG_HEIF")] : [])
 
@@ -38,6 +40,8 @@ let package = Package(
         // Headers in /usr/include: without pkgConfig, SwiftPM does not warn of the
         // -DAVIF_DLL that libavif.pc adds (it only matters on Windows).
         .systemLibrary(name: "CAvif"),
+        .systemLibrary(name: "CDe265", pkgConfig: "libde265"),
+        // libheif, for tests only: its x265 encoder makes the HEIC test files.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif"),
         // What Glibc does not import into Swift (eventfd).
         .target(name: "CLazyImgSupport"),
@@ -113,7 +117,8 @@ let package = Package(
         // Test helpers: a loopback HTTP server, test-image encoders, reference decoders.
         .target(
             name: "TestSupport",
-            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP", "CPngReference", "CSlowResolver"] + optionalCodecs,
+            dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng", "CGif", "CWebP", "CPngReference", "CSlowResolver"]
+                + optionalTestCodecs,
             path: "Tests/TestSupport",
             swiftSettings: optionalCodecFlags
         ),

@@ -90,7 +90,9 @@ typedef enum lazyimg_status {
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
                                         decodes; AVIF and HEIF in a build
-                                        without libavif or libheif */
+                                        without libavif or libde265; HEIF
+                                        overlays (iovl) and AV1 in a HEIF
+                                        brand */
     LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes, max_pixels or
                                         max_decode_bytes (since 0.4.0; an
                                         interlaced PNG over 16 Mpx before), a
@@ -499,17 +501,22 @@ typedef struct lazyimg_config {
                                       it makes: what the codec keeps of the whole
                                       file (a progressive JPEG's coefficients, 6
                                       bytes a pixel at 4:4:4; a lossless WebP's
-                                      pixels; libwebp's alpha plane), full-size
-                                      buffers where rows cannot stream (interlaced
-                                      PNG, lossy WebP with alpha, an animation frame
-                                      smaller than its canvas, an interlaced GIF's
-                                      indices) and the rows that stream. Computed
-                                      from the file's headers before decoding: a
-                                      file that needs more fails with TOO_LARGE and
-                                      a message saying what it needs. So one decode
-                                      thread holds at most this plus its image
-                                      (see max_pixels). Default 64 MiB; 0 =
-                                      default */
+                                      pixels; libwebp's alpha plane; an AVIF's or
+                                      HEIC's decoded pictures, about 2.5 (AVIF)
+                                      and 3.6 (HEIC) bytes a pixel at 8-bit
+                                      4:2:0 and 10 to 11 at 10-bit 4:4:4 with
+                                      alpha: of an AVIF grid every cell and the
+                                      canvas, of a HEIC grid one row of tiles),
+                                      full-size buffers where rows cannot stream
+                                      (interlaced PNG, lossy WebP with alpha, an
+                                      animation frame smaller than its canvas, an
+                                      interlaced GIF's indices) and the rows that
+                                      stream. Computed from the file's headers
+                                      before decoding: a file that needs more
+                                      fails with TOO_LARGE and a message saying
+                                      what it needs. So one decode thread holds at
+                                      most this plus its image (see max_pixels).
+                                      Default 64 MiB; 0 = default */
     uint64_t animation_buffer_bytes; /* 0 (default): animations are not played;
                                       images are first frames, as before 0.4.0.
                                       Else animated GIF and WebP play through

@@ -1,6 +1,6 @@
 #ifndef LAZYIMG_CHEIF_SHIM_H
 #define LAZYIMG_CHEIF_SHIM_H
-/* The decoder (libde265 inside libheif), and the encoder (x265) for the tests
- * that generate HEIC files. */
+/* For the tests: the encoder (x265) that makes HEIC files, and libheif's own
+ * decode the library's pixels are checked against. */
 #include <libheif/heif.h>
 #endif

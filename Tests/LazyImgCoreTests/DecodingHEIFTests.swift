@@ -4,8 +4,8 @@
 import TestSupport
 import XCTest
 
-/// HEIC through libheif and libde265, on files libheif's x265 encoder makes here (and
-/// grids built from them).
+/// HEIC through libde265, on files libheif's x265 encoder makes here (and grids built
+/// from them); pixels are checked against libheif's own decode.
 final class DecodingHEIFTests: XCTestCase {
     private let limits = DecodeLimits()
     private static let red: [UInt8] = [255, 0, 0, 255], green: [UInt8] = [0, 255, 0, 255]
@@ -70,13 +70,54 @@ final class DecodingHEIFTests: XCTestCase {
         }
     }
 
-    func testDeepImagesTurnButLibheifCannotMirrorThem() throws {
-        // libheif 1.15 mirrors 8-bit planes only; a turn works at any depth.
-        let turned = makeHEIC(width: 64, height: 32, pattern: Self.quadrants, options: HEICTestOptions(depth: 10, orientation: 6))
-        let image = try ImageDecoder().decode(turned, target: .original, limits: limits)
-        XCTAssertEqual([image.width, image.height], [32, 64])
-        let mirrored = makeHEIC(width: 64, height: 32, pattern: Self.quadrants, options: HEICTestOptions(depth: 10, orientation: 2))
-        DecodingTestHelpers.assertDecodeThrows(.decode, mirrored)
+    func testDeepImagesTurnAndMirrorToo() throws {
+        // libheif 1.15 mirrors 8-bit planes only (such files failed before); the
+        // builder turns and mirrors at any depth.
+        for orientation in [2, 5, 6] {
+            let heic = makeHEIC(width: 64, height: 32, pattern: Self.quadrants,
+                                options: HEICTestOptions(depth: 10, orientation: orientation))
+            let image = try ImageDecoder().decode(heic, target: .original, limits: limits)
+            XCTAssertEqual([image.width, image.height], orientation >= 5 ? [32, 64] : [64, 32])
+            let topLeft = Array(image.row(image.height / 4)[(4 * (image.width / 4))..<(4 * (image.width / 4) + 4)])
+            let expected = try XCTUnwrap(Self.shown[orientation]?[0])
+            XCTAssertLessThanOrEqual(zip(topLeft, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0, 12,
+                                     "orientation \(orientation): \(topLeft)")
+        }
+    }
+
+    /// Straight RGBA at the file's size, as the loader's C API hands it over.
+    private func decodeWhole(_ heic: [UInt8]) throws -> [UInt8] {
+        let image = try ImageDecoder().decode(heic, options: DecodeOptions(target: .original), limits: limits)
+        return (0..<image.height).flatMap { Array(image.row($0)[0..<(4 * image.width)]) }
+    }
+
+    func testPixelsAreLibheifsToTheBit() throws {
+        let cases: [(String, Int, Int, TestPattern, HEICTestOptions)] = [
+            ("8-bit 4:2:0", 96, 64, .gradient, HEICTestOptions(chroma: "420", quality: 60)),
+            ("8-bit 4:2:2", 96, 64, .gradient, HEICTestOptions(chroma: "422", quality: 60)),
+            ("8-bit 4:4:4", 96, 64, .gradient, HEICTestOptions(quality: 60)),
+            ("10-bit 4:2:0", 96, 64, .gradient, HEICTestOptions(depth: 10, chroma: "420", quality: 60)),
+            ("12-bit 4:4:4", 64, 64, .gradient, HEICTestOptions(depth: 12, quality: 60)),
+            ("BT.709 limited range", 64, 64, .gradient,
+             HEICTestOptions(chroma: "420", quality: 60, colour: (matrix: 1, fullRange: false))),
+            ("BT.2020 10-bit", 64, 64, .gradient, HEICTestOptions(depth: 10, quality: 60, colour: (matrix: 9, fullRange: true))),
+            ("8-bit alpha, turned", 64, 48,
+             .checkerboard(cell: 8, first: [200, 100, 50, 255], second: [20, 40, 60, 100]),
+             HEICTestOptions(chroma: "420", quality: 60, orientation: 6)),
+            ("10-bit alpha", 64, 48, .checkerboard(cell: 8, first: [200, 100, 50, 30], second: [20, 40, 60, 220]),
+             HEICTestOptions(depth: 10, quality: 60)),
+            // An odd size: libheif codes 62 x 34 and shows 61 x 33 through a grid of one tile.
+            ("odd size, 4:2:0", 61, 33, .gradient, HEICTestOptions(chroma: "420", quality: 60)),
+        ]
+        for (name, width, height, pattern, options) in cases {
+            let heic = makeHEIC(width: width, height: height, pattern: pattern, options: options)
+            XCTAssertFalse(heic.isEmpty, name)
+            let reference = try XCTUnwrap(decodeWithLibheifAtDepth(heic), name)
+            let pixels = try decodeWhole(heic)
+            XCTAssertEqual(pixels.count, reference.rgba.count, name)
+            let differing = zip(pixels, reference.rgba).filter { $0 != $1 }.count
+            XCTAssertEqual(differing, 0, "\(name): \(differing) of \(pixels.count) bytes differ from libheif's")
+        }
     }
 
     func testGridsOfTilesDecode() throws {
@@ -92,6 +133,16 @@ final class DecodingHEIFTests: XCTestCase {
             XCTAssertLessThanOrEqual(zip(actual, colour).map { abs(Int($0) - Int($1)) }.max() ?? 0, 3,
                                      "tile \(index): \(actual)")
         }
+    }
+
+    func testOverlaysAreRefusedAsUnsupported() throws {
+        let colours: [[UInt8]] = [Self.red, Self.green]
+        let overlay = makeGridHEIC(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, colours: colours, overlay: true)
+        XCTAssertEqual(ImageFormat(sniffing: overlay), .heif)
+        DecodingTestHelpers.assertDecodeThrows(.unsupported, overlay)
+        // The same tiles as a grid decode.
+        let grid = makeGridHEIC(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, colours: colours)
+        XCTAssertEqual(try ImageDecoder().decode(grid, target: TargetSize(width: 128, height: 64), limits: limits).width, 128)
     }
 
     func testMaxPixelsHoldsAtTheExactEdge() throws {
@@ -122,8 +173,8 @@ final class DecodingHEIFTests: XCTestCase {
         // allocates the coded size, whatever ispe claims.
         let heic = makeHEIC(width: 200, height: 200)
         let sps = try XCTUnwrap(firstSequenceParameterSet(in: heic))
-        let size = try XCTUnwrap(HEVCPictureSize.of(sequenceParameterSet: ArraySlice(sps)))
-        XCTAssertEqual([size.width, size.height], [208, 208])
+        let size = try XCTUnwrap(HEVCSequenceParameters(ArraySlice(sps)))
+        XCTAssertEqual([size.codedWidth, size.codedHeight], [208, 208])
         // ispe says 20 x 20: within max_pixels 400, while the picture is 43264.
         var lying = heic
         let ispe = try XCTUnwrap(isoBoxOffset("ispe", in: heic))
@@ -167,7 +218,7 @@ final class DecodingHEIFTests: XCTestCase {
             for _ in 0..<count {
                 let length = Int(file[position]) << 8 | Int(file[position + 1])
                 let unit = Array(file[position + 2..<position + 2 + length])
-                if HEVCPictureSize.nalType(unit[0]) == HEVCPictureSize.spsType { return unit }
+                if HEVCSequenceParameters.nalType(unit[0]) == HEVCSequenceParameters.spsType { return unit }
                 position += 2 + length
             }
         }

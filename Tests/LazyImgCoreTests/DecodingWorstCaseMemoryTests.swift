@@ -144,6 +144,36 @@ final class DecodingWorstCaseMemoryTests: XCTestCase {
                                                 interlaced: true)])
         try measure("GIF interlaced, \(side)x\(side)", gif, ceiling: Self.withinWorkingLimit, expect: "ok 64x64")
     }
+
+    // MARK: AVIF and HEIC (issue 17/20: their decoded pictures count too)
+
+    #if LAZYIMG_AVIF
+    func testAVIFPhotoAtTheWorkingLimit() throws {
+        // dav1d's frame padded to 128 (1.5 bytes a pixel at 8-bit 4:2:0) and its state.
+        try XCTSkipIf(ProcessResources.underThreadSanitizer, "resident memory under ThreadSanitizer is its shadow memory")
+        let photo = AVIFTestOptions(subsampled: true, lossless: false, quantizer: 30)
+        let side = Self.side(4800), over = Self.side(5200)
+        try measure("AVIF 8-bit 4:2:0, \(side)x\(side)", makeAVIF(width: side, height: side, options: photo),
+                    ceiling: Self.withinWorkingLimit, expect: "ok 64x64")
+        try measure("AVIF 8-bit 4:2:0, \(over)x\(over)", makeAVIF(width: over, height: over, options: photo),
+                    ceiling: Self.allowance, expect: "tooLarge")
+    }
+    #endif
+
+    #if LAZYIMG_HEIF
+    func testHEICPhotoAtTheWorkingLimit() throws {
+        // libde265's picture (1.5 bytes a pixel at 8-bit 4:2:0), its tables and the
+        // copy SAO works through.
+        try XCTSkipIf(ProcessResources.underThreadSanitizer, "resident memory under ThreadSanitizer is its shadow memory")
+        try XCTSkipUnless(canEncodeHEIC, "no HEVC encoder to make the files with")
+        let photo = HEICTestOptions(chroma: "420", quality: 70)
+        let side = Self.side(4000), over = Self.side(4400)
+        try measure("HEIC 8-bit 4:2:0, \(side)x\(side)", makeHEIC(width: side, height: side, pattern: .gradient, options: photo),
+                    ceiling: Self.withinWorkingLimit, expect: "ok 64x64")
+        try measure("HEIC 8-bit 4:2:0, \(over)x\(over)", makeHEIC(width: over, height: over, pattern: .gradient, options: photo),
+                    ceiling: Self.allowance, expect: "tooLarge")
+    }
+    #endif
 }
 
 extension DecodingWorstCaseMemoryTests {

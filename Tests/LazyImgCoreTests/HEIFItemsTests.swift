@@ -123,51 +123,7 @@ final class HEIFItemsTests: XCTestCase {
         XCTAssertTrue(try parse(bytes).items.isEmpty)
     }
 
-    /// An SPS NAL unit (H.265 7.3.2.2) up to the picture size, with emulation
-    /// prevention bytes inserted as an encoder would.
-    private func sequenceParameterSet(subLayers: [(profile: Bool, level: Bool)], chromaFormat: Int,
-                                      width: Int, height: Int) -> [UInt8] {
-        var bits: [Bool] = []
-        func put(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append(value >> i & 1 == 1) } }
-        func putExpGolomb(_ value: Int) {
-            let coded = value + 1, length = Int.bitWidth - coded.leadingZeroBitCount
-            put(0, length - 1)
-            put(coded, length)
-        }
-        put(0, 4)
-        put(subLayers.count, 3)
-        put(1, 1)
-        put(0, 96)  // general profile, tier and level: zeros, to make emulation prevention happen
-        for layer in subLayers { put(layer.profile ? 1 : 0, 1); put(layer.level ? 1 : 0, 1) }
-        if !subLayers.isEmpty { put(0, 2 * (8 - subLayers.count)) }
-        for layer in subLayers {
-            if layer.profile { put(0x5A5A5A, 88 - 64); put(0, 64) }
-            if layer.level { put(0x7E, 8) }
-        }
-        putExpGolomb(0)
-        putExpGolomb(chromaFormat)
-        if chromaFormat == 3 { put(0, 1) }
-        putExpGolomb(width)
-        putExpGolomb(height)
-        put(1, 1)  // what follows does not matter here
-        while bits.count % 8 != 0 { bits.append(false) }
-        let payload = stride(from: 0, to: bits.count, by: 8).map { start in
-            bits[start..<start + 8].reduce(0) { $0 << 1 | ($1 ? 1 : 0) } as UInt8
-        }
-        var escaped: [UInt8] = [0x42, 0x01]  // NAL header: type 33
-        var zeros = 0
-        for byte in payload {
-            if zeros >= 2 && byte <= 3 {
-                escaped.append(3)
-                zeros = 0
-            }
-            escaped.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return escaped
-    }
-
-    func testSequenceParameterSetsGiveTheirPictureSize() throws {
+    func testSequenceParameterSetsGiveTheirPictureSizeLayoutAndDepth() throws {
         let cases: [([(profile: Bool, level: Bool)], Int, Int, Int)] = [
             ([], 1, 4032, 3024),
             ([(true, true), (false, true), (true, false)], 1, 208, 208),
@@ -175,14 +131,25 @@ final class HEIFItemsTests: XCTestCase {
             ([(true, true), (true, true), (true, true), (true, true), (true, true), (true, true)], 0, 1, 1),
         ]
         for (subLayers, chroma, width, height) in cases {
-            let nal = sequenceParameterSet(subLayers: subLayers, chromaFormat: chroma, width: width, height: height)
+            let nal = makeHEVCSequenceParameterSet(subLayers: subLayers, chromaFormat: chroma, width: width, height: height)
             XCTAssertTrue(nal.contains(3), "the test's SPS has emulation prevention bytes")
-            let size = try XCTUnwrap(HEVCPictureSize.of(sequenceParameterSet: ArraySlice(nal)), "\(subLayers.count) sub-layers")
-            XCTAssertEqual([size.width, size.height], [width, height], "\(subLayers.count) sub-layers")
+            let sps = try XCTUnwrap(HEVCSequenceParameters(ArraySlice(nal)), "\(subLayers.count) sub-layers")
+            XCTAssertEqual([sps.codedWidth, sps.codedHeight, sps.chromaFormat], [width, height, chroma],
+                           "\(subLayers.count) sub-layers")
+            XCTAssertEqual(sps.shownSize?.width, width)
         }
-        let cut = sequenceParameterSet(subLayers: [], chromaFormat: 1, width: 100, height: 100).prefix(14)
-        XCTAssertNil(HEVCPictureSize.of(sequenceParameterSet: ArraySlice(cut)))
-        XCTAssertNil(HEVCPictureSize.of(sequenceParameterSet: [0x40, 0x01, 0, 0]), "a VPS, not an SPS")
+        // x265 codes 4:2:0 200 x 198 as 208 x 200 and crops 8 x 2 in chroma samples.
+        let windowed = try XCTUnwrap(HEVCSequenceParameters(ArraySlice(makeHEVCSequenceParameterSet(
+            subLayers: [], chromaFormat: 1, width: 208, height: 200, window: [0, 4, 0, 1], depths: (10, 12)))))
+        XCTAssertEqual([windowed.shownSize?.width, windowed.shownSize?.height], [200, 198])
+        XCTAssertEqual([windowed.bitDepthLuma, windowed.bitDepthChroma], [10, 12])
+        XCTAssertEqual([windowed.log2MinCodingSize, windowed.log2CodingTreeSize], [3, 5])
+        XCTAssertNil(HEVCSequenceParameters(ArraySlice(makeHEVCSequenceParameterSet(subLayers: [], chromaFormat: 3, width: 64,
+                                                                             height: 64, window: [32, 32, 0, 0])))?.shownSize,
+                     "a window that leaves nothing")
+        let cut = makeHEVCSequenceParameterSet(subLayers: [], chromaFormat: 1, width: 100, height: 100).prefix(14)
+        XCTAssertNil(HEVCSequenceParameters(ArraySlice(cut)))
+        XCTAssertNil(HEVCSequenceParameters([0x40, 0x01, 0, 0]), "a VPS, not an SPS")
     }
 }
 #endif

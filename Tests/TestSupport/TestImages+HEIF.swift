@@ -12,14 +12,21 @@ public struct HEICTestOptions: Sendable {
     public var orientation = 1
     /// An Exif payload (TIFF header first), stored as the file's Exif item.
     public var exif: [UInt8]? = nil
+    /// The `nclx` written (H.273 matrix coefficients and range); nil: libheif's default,
+    /// BT.601 full range.
+    public var colour: (matrix: Int, fullRange: Bool)? = nil
+    /// More x265 options ("ctu": "16"); SAO is always on, as phones write it.
+    public var x265: [String: String] = [:]
 
     public init(depth: Int = 8, chroma: String = "444", quality: Int = 90, orientation: Int = 1,
-                exif: [UInt8]? = nil) {
+                exif: [UInt8]? = nil, colour: (matrix: Int, fullRange: Bool)? = nil, x265: [String: String] = [:]) {
         self.depth = depth
         self.chroma = chroma
         self.quality = quality
         self.orientation = orientation
         self.exif = exif
+        self.colour = colour
+        self.x265 = x265
     }
 }
 
@@ -41,6 +48,9 @@ public func makeHEIC(width: Int, height: Int, pattern: TestPattern = .gradient,
     _ = heif_encoder_set_lossy_quality(encoder, Int32(options.quality))
     _ = heif_encoder_set_parameter(encoder, "preset", "ultrafast")
     _ = heif_encoder_set_parameter(encoder, "chroma", options.chroma)
+    for (name, value) in ["sao": "1"].merging(options.x265, uniquingKeysWith: { $1 }) {
+        guard heif_encoder_set_parameter(encoder, "x265:" + name, value).code == heif_error_Ok else { return [] }
+    }
 
     guard let image = makeHEIFImage(width: width, height: height, pattern: pattern, depth: options.depth) else {
         return []
@@ -49,6 +59,13 @@ public func makeHEIC(width: Int, height: Int, pattern: TestPattern = .gradient,
     guard let encoding = heif_encoding_options_alloc() else { return [] }
     defer { heif_encoding_options_free(encoding) }
     encoding.pointee.image_orientation = heif_orientation(rawValue: UInt32(options.orientation))
+    guard let nclx = heif_nclx_color_profile_alloc() else { return [] }
+    defer { heif_nclx_color_profile_free(nclx) }
+    if let colour = options.colour {
+        nclx.pointee.matrix_coefficients = heif_matrix_coefficients(rawValue: UInt32(colour.matrix))
+        nclx.pointee.full_range_flag = colour.fullRange ? 1 : 0
+        encoding.pointee.output_nclx_profile = nclx
+    }
     var handle: OpaquePointer?
     guard heif_context_encode_image(context, image, encoder, encoding, &handle).code == heif_error_Ok, let handle else {
         return []

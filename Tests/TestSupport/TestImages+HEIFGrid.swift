@@ -2,12 +2,16 @@
 @_spi(Testing) import LazyImgCore
 
 /// A grid HEIC: `columns` x `rows` tiles of `tileWidth` x `tileHeight`, tile i showing
-/// `colours[i]`, as cameras store photos. libheif 1.15 writes no grids, so each tile
+/// `colours[i]`, as cameras store photos; `canvas` may crop the last row and column.
+/// libheif 1.15 writes no grids, so each tile
 /// is a HEIC libheif encodes, taken apart with `HEIFItems`; its properties and bytes
 /// become one tile item of a grid built here (ISO/IEC 23008-12 6.6.2.3). Returns []
-/// when a tile cannot be made.
+/// when a tile cannot be made. `overlay` lays the same tiles out as an overlay (`iovl`,
+/// 6.6.2.4) at the grid's places instead.
 public func makeGridHEIC(columns: Int, rows: Int, tileWidth: Int, tileHeight: Int, colours: [[UInt8]],
-                         options: HEICTestOptions = HEICTestOptions()) -> [UInt8] {
+                         options: HEICTestOptions = HEICTestOptions(),
+                         canvas: (width: Int, height: Int)? = nil, overlay: Bool = false) -> [UInt8] {
+    let canvas = canvas ?? (columns * tileWidth, rows * tileHeight)
     var tiles: [CodedTile] = []
     for colour in colours {
         let file = makeHEIC(width: tileWidth, height: tileHeight,
@@ -16,8 +20,13 @@ public func makeGridHEIC(columns: Int, rows: Int, tileWidth: Int, tileHeight: In
         tiles.append(tile)
     }
     guard tiles.count == columns * rows else { return [] }
-    let gridData = [0, 0, UInt8(rows - 1), UInt8(columns - 1)]
-        + bigEndian(columns * tileWidth, bytes: 2) + bigEndian(rows * tileHeight, bytes: 2)
+    let size = bigEndian(canvas.width, bytes: 2) + bigEndian(canvas.height, bytes: 2)
+    // Version and flags 0 (16-bit fields); an overlay's fill colour, then each tile's place.
+    let gridData = overlay
+        ? [UInt8](repeating: 0, count: 10) + size + tiles.indices.flatMap {
+            bigEndian($0 % columns * tileWidth, bytes: 2) + bigEndian($0 / columns * tileHeight, bytes: 2)
+        }
+        : [0, 0, UInt8(rows - 1), UInt8(columns - 1)] + size
 
     let ftyp = isoBox("ftyp", Array("heic".utf8) + bigEndian(0, bytes: 4) + Array("mif1heic".utf8))
     // The tiles' bytes follow the meta box in mdat; its size does not depend on where.
@@ -29,8 +38,7 @@ public func makeGridHEIC(columns: Int, rows: Int, tileWidth: Int, tileHeight: In
             associations.append(tile.properties.indices.map { properties.count + $0 + 1 })
             properties += tile.properties
         }
-        properties.append(isoFullBox("ispe", 0, bigEndian(columns * tileWidth, bytes: 4)
-                                                    + bigEndian(rows * tileHeight, bytes: 4)))
+        properties.append(isoFullBox("ispe", 0, bigEndian(canvas.width, bytes: 4) + bigEndian(canvas.height, bytes: 4)))
         associations.insert([properties.count], at: 0)
         // ipma with flags 1: 16-bit property indexes.
         let ipma = isoFullBox("ipma", 0, bigEndian(associations.count, bytes: 4)
@@ -46,7 +54,7 @@ public func makeGridHEIC(columns: Int, rows: Int, tileWidth: Int, tileHeight: In
                 + bigEndian(1, bytes: 2) + bigEndian(offset, bytes: 4) + bigEndian(tile.data.count, bytes: 4)
             offset += tile.data.count
         }
-        let infos = [isoFullBox("infe", 2, bigEndian(1, bytes: 2) + bigEndian(0, bytes: 2) + Array("grid".utf8) + [0])]
+        let infos = [isoFullBox("infe", 2, bigEndian(1, bytes: 2) + bigEndian(0, bytes: 2) + Array((overlay ? "iovl" : "grid").utf8) + [0])]
             + tileIDs.map { isoFullBox("infe", 2, bigEndian($0, bytes: 2) + bigEndian(0, bytes: 2) + Array("hvc1".utf8) + [0]) }
         return isoFullBox("meta", 0,
             isoFullBox("hdlr", 0, bigEndian(0, bytes: 4) + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))

@@ -1,12 +1,13 @@
 /// The items of an ISO-BMFF image file (HEIF, AVIF): what each one is, where its bytes
 /// lie, its properties, and which derived images are made of which.
 ///
-/// libheif 1.15 and libavif 0.11 size buffers from parts of a file that they do not
-/// check against each other (libheif: a grid's canvas against its `ispe`, a coded
-/// picture's size against either), so the decoders read this first and refuse what
-/// would cost more than `max_pixels` (`HEIFItems+Limits`). Only the `meta` box is read,
-/// and the walk stops there: bytes after it (the rest of `mdat`) are the libraries'
-/// to judge. A file without `meta` (an AVIF sequence in tracks) has no items.
+/// libavif 0.11 sizes buffers from parts of a file that it does not check against each
+/// other (as libheif 1.15 did: a grid's canvas against its `ispe`, a coded picture's
+/// size against either), so the decoders read this first and refuse what would cost
+/// more than `max_pixels` (`HEIFItems+Limits`); `HEIFDecoder` reads HEIC files with it
+/// alone. Only the `meta` box is read, and the walk stops there: bytes after it (the
+/// rest of `mdat`) are the codecs' to judge. A file without `meta` (an AVIF sequence in
+/// tracks) has no items.
 ///
 /// SPI for the tests' HEIC grid builder, which takes coded tiles apart with it.
 @_spi(Testing) public struct HEIFItems {
@@ -19,8 +20,14 @@
     }
 
     public private(set) var items: [Int: Item] = [:]
+    /// The primary image (`pitm`); nil when the file names none.
+    private(set) var primary: Int?
+    /// The references of each kind (`iref`): from an item to others, in order. `dimg`
+    /// leads from a derived image to its inputs, `auxl` from an auxiliary image (alpha)
+    /// to its master, `prem` from an image to the alpha it is premultiplied by.
+    private(set) var references: [UInt32: [Int: [Int]]] = [:]
     /// A derived image's inputs (its `dimg` references), in order.
-    private(set) var inputs: [Int: [Int]] = [:]
+    var inputs: [Int: [Int]] { references[Self.fourCC("dimg")] ?? [:] }
     /// The boxes of `ipco`, in order: each property's type and payload.
     public private(set) var properties: [(type: UInt32, payload: Range<Int>)] = []
 
@@ -107,6 +114,7 @@
             case Self.fourCC("iinf"): try parseItemInfo(bytes, payload)
             case Self.fourCC("iloc"): locations = try Self.parseLocations(bytes, payload)
             case Self.fourCC("iref"): try parseReferences(bytes, payload)
+            case Self.fourCC("pitm"): primary = try Self.parsePrimary(bytes, payload)
             case Self.fourCC("iprp"): try parseProperties(bytes, payload)
             case Self.fourCC("idat"): idat = payload
             default: break
@@ -135,25 +143,32 @@
         }
     }
 
-    /// `iref`: the `dimg` references, from a derived image to its inputs.
+    /// `pitm`: a FullBox, then the item's ID in 16 bits (version 0) or 32.
+    private static func parsePrimary(_ bytes: UnsafeBufferPointer<UInt8>, _ payload: Range<Int>) throws(LoaderError) -> Int {
+        var reader = BigEndianReader(bytes, payload)
+        guard let version = reader.u8(), reader.skip(3), let id = reader.uint(size: version == 0 ? 2 : 4) else {
+            throw .decode
+        }
+        return id
+    }
+
+    /// `iref`: boxes named by the kind of reference, each from one item to others.
     private mutating func parseReferences(_ bytes: UnsafeBufferPointer<UInt8>, _ payload: Range<Int>) throws(LoaderError) {
         var reader = BigEndianReader(bytes, payload)
         guard let version = reader.u8(), reader.skip(3) else { throw .decode }
         let idSize = version == 0 ? 2 : 4
-        var references = inputs.values.reduce(0) { $0 + $1.count }
+        var count = references.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
         try Self.forEachBox(in: bytes, reader.position..<payload.upperBound) { (type, reference) throws(LoaderError) in
             var fields = BigEndianReader(bytes, reference)
-            guard let from = fields.uint(size: idSize), let count = fields.u16() else { throw .decode }
+            guard let from = fields.uint(size: idSize), let toCount = fields.u16() else { throw .decode }
+            count += max(1, toCount)
+            guard count <= Self.maxItems else { throw .decode }
             var to: [Int] = []
-            for _ in 0..<count {
+            for _ in 0..<toCount {
                 guard let id = fields.uint(size: idSize) else { throw .decode }
                 to.append(id)
             }
-            if type == Self.fourCC("dimg") {
-                references += to.count
-                guard references <= Self.maxItems else { throw .decode }
-                inputs[from, default: []] += to
-            }
+            references[type, default: [:]][from, default: []] += to
         }
     }
 
@@ -193,8 +208,12 @@
 
     /// The payload of the item's first property of `type`, if it has one.
     func property(_ type: UInt32, of item: Item) -> Range<Int>? {
-        item.properties.lazy.filter { $0 < properties.count && properties[$0].type == type }
-            .first.map { properties[$0].payload }
+        allProperties(type, of: item).first
+    }
+
+    /// The payloads of the item's properties of `type`, in the order `ipma` lists them.
+    func allProperties(_ type: UInt32, of item: Item) -> [Range<Int>] {
+        item.properties.filter { $0 < properties.count && properties[$0].type == type }.map { properties[$0].payload }
     }
 
     /// `iloc`, versions 0 to 2: each item's extents, relative to the file or to `idat`.

@@ -16,11 +16,11 @@ from ._version import __version__
 from . import _library
 from ._core import FrameResult, RequestResult, speedups
 from .constants import (TRIM_COMPLETE, TRIM_MODERATE, Codec, Delivery, EventType, Fit, Output, PixelFormat,
-                        ScrollState, Source, Status)
+                        PlaceholderKind, ScrollState, Source, Status)
 from .errors import (BadURLError, CancelledError, ClosedError, DecodeError, FileError, HTTPError,
                      InvalidArgumentError, LazyImgError, MisuseError, NetworkError, NoImageError,
-                     OutOfMemoryError, OutOfRangeError, ShutdownError, TLSError, TooLargeError,
-                     UnsupportedFormatError, strerror)
+                     OutOfMemoryError, OutOfRangeError, ProtocolError, BadPlaceholderError, ShutdownError,
+                     TLSError, TooLargeError, UnsupportedFormatError, strerror)
 from .event import Event
 from .image import Image
 from .loader import Loader, load
@@ -34,7 +34,9 @@ __all__ = ["__version__", "Loader", "Session", "Image", "Event", "RequestResult"
            "LazyImgError", "InvalidArgumentError", "OutOfRangeError", "BadURLError", "NetworkError", "TLSError",
            "HTTPError", "DecodeError", "UnsupportedFormatError", "TooLargeError", "FileError", "CancelledError",
            "OutOfMemoryError", "MisuseError", "ShutdownError", "NoImageError", "ClosedError",
+           "ProtocolError", "BadPlaceholderError",
            "Status", "ScrollState", "Delivery", "Fit", "PixelFormat", "Output", "Codec", "EventType", "Source",
+           "PlaceholderKind",
            "TRIM_MODERATE", "TRIM_COMPLETE", "version", "version_number", "strerror", "library_path", "speedups"]
 
 

@@ -209,5 +209,9 @@ def create(function: Any, cfg: ConfigStruct, what: str) -> int:
         status = function(ctypes.byref(cfg), ctypes.byref(handle))
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-    check(status, f"{what} refused the configuration")
+    if status < 0:
+        # lazyimg_create_error: this thread's reason, when the library has one
+        # (a ca_file that is a FIFO, holds no certificate, ...).
+        reason = (lib.lazyimg_create_error() or b"").decode("utf-8", "replace")
+        check(status, f"{what} refused the configuration" + (f": {reason}" if reason else ""))
     return int(handle.value or 0)

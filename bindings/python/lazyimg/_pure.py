@@ -120,7 +120,7 @@ class ImageBase:
 
 class RequestResult:
     """What Loader.request answered: OK with image, or PENDING / DEFERRED
-    with the ticket whose one event follows."""
+    with the ticket whose one event follows, or PLACEHOLDER with both."""
 
     __slots__ = ("_status", "_image", "_ticket")
 
@@ -129,17 +129,18 @@ class RequestResult:
 
     @property
     def status(self) -> Status:
-        """Status.OK (image set), PENDING or DEFERRED (ticket set)."""
+        """Status.OK (image set), PENDING or DEFERRED (ticket set), or PLACEHOLDER
+        (both: the drawn placeholder, and the ticket that brings the image)."""
         return self._status
 
     @property
     def image(self) -> Image | None:
-        """The Image for OK, else None."""
+        """The Image for OK, the placeholder for PLACEHOLDER, else None."""
         return self._image
 
     @property
     def ticket(self) -> int:
-        """The ticket whose one event follows PENDING or DEFERRED, else 0."""
+        """The ticket whose one event follows PENDING, DEFERRED or PLACEHOLDER, else 0."""
         return self._ticket
 
     def __repr__(self) -> str:
@@ -203,7 +204,9 @@ class LoaderBase:
         """lazyimg_request, the cellForRow call; never blocks. A RequestResult:
         status OK with its Image from memory, or PENDING / DEFERRED (held back
         while the list moves fast) with the ticket whose one event (IMAGE or
-        FAILED) follows. Raises OutOfRangeError, NoImageError (a None row),
+        FAILED) follows; PLACEHOLDER when the row has a placeholder hash (see
+        set_placeholders): the drawn placeholder as image, and the ticket.
+        Raises OutOfRangeError, NoImageError (a None row),
         BadURLError, or the error of a URL that failed less than retry_after_ms
         ago."""
         handle = self._live_handle()

@@ -334,16 +334,17 @@ static PyObject *result_repr(RequestResult *self) {
 
 static PyMemberDef result_members[] = {
     {"status", T_OBJECT_EX, offsetof(RequestResult, head.status), READONLY,
-     "Status.OK (image set), PENDING or DEFERRED (ticket set)."},
-    {"image", T_OBJECT_EX, offsetof(RequestResult, head.image), READONLY, "The Image for OK, else None."},
+     "Status.OK (image set), PENDING or DEFERRED (ticket set), or PLACEHOLDER\n"
+     "(both: the drawn placeholder, and the ticket that brings the image)."},
+    {"image", T_OBJECT_EX, offsetof(RequestResult, head.image), READONLY, "The Image for OK, the placeholder for PLACEHOLDER, else None."},
     {"ticket", T_ULONGLONG, offsetof(RequestResult, ticket), READONLY,
-     "The ticket whose one event follows PENDING or DEFERRED, else 0."},
+     "The ticket whose one event follows PENDING, DEFERRED or PLACEHOLDER, else 0."},
     {NULL, 0, 0, 0, NULL},
 };
 
 static PyType_Slot result_slots[] = {
     {Py_tp_doc, "What Loader.request answered: OK with image, or PENDING / DEFERRED\n"
-                "with the ticket whose one event follows."},
+                "with the ticket whose one event follows, or PLACEHOLDER with both."},
     {Py_tp_dealloc, result_dealloc},
     {Py_tp_repr, result_repr},
     {Py_tp_members, result_members},
@@ -600,7 +601,9 @@ PyDoc_STRVAR(request_doc,
     "lazyimg_request, the cellForRow call; never blocks. A RequestResult:\n"
     "status OK with its Image from memory, or PENDING / DEFERRED (held back\n"
     "while the list moves fast) with the ticket whose one event (IMAGE or\n"
-    "FAILED) follows. Raises OutOfRangeError, NoImageError (a None row),\n"
+    "FAILED) follows; PLACEHOLDER when the row has a placeholder hash (see\n"
+    "set_placeholders): the drawn placeholder as image, and the ticket.\n"
+    "Raises OutOfRangeError, NoImageError (a None row),\n"
     "BadURLError, or the error of a URL that failed less than retry_after_ms\n"
     "ago.");
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+from .constants import Status
 from .errors import LazyImgError
 from .event import Event
 from .image import Image
@@ -70,7 +71,7 @@ class AsyncLoader(Loader):
         cancelled (the row left the screen). Cancelling the awaiting task
         cancels the ticket."""
         result = self.request(row)
-        if result.image is not None:
+        if result.status == Status.OK and result.image is not None:
             return result.image
         image = (await self._event(result.ticket)).image
         assert image is not None

@@ -121,6 +121,19 @@ class NoImageError(LazyImgError):
     """E_NO_IMAGE: the row's URL is None."""
 
 
+class ProtocolError(LazyImgError):
+    """E_PROTOCOL: the server's fault, not the network's: its reply broke HTTP
+    (an oversized header, no status line, a redirect loop, a body that does
+    not match its framing) or answered no request the library sent. The
+    message says which. Retrying the same server rarely helps."""
+
+
+class BadPlaceholderError(LazyImgError, ValueError):
+    """E_BAD_PLACEHOLDER: a placeholder hash that does not parse. `row` is the
+    first such row and `message` why; Loader.set_placeholders sets every
+    other row it was given before raising this."""
+
+
 class ClosedError(MisuseError, ValueError):
     """A call on a closed Loader or Session, or on one inherited across
     fork(): E_MISUSE, since the C API forbids any call on a destroyed object
@@ -149,6 +162,8 @@ _CLASSES: dict[int, type[LazyImgError]] = {
     Status.E_SHUTDOWN: ShutdownError,
     Status.E_NO_IMAGE: NoImageError,
     Status.E_TLS: TLSError,
+    Status.E_PROTOCOL: ProtocolError,
+    Status.E_BAD_PLACEHOLDER: BadPlaceholderError,
 }
 
 

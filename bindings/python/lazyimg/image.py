@@ -79,6 +79,13 @@ class Image(ImageBase):
         return bool(lib.lazyimg_image_is_damaged(self._pointer))
 
     @property
+    def is_placeholder(self) -> bool:
+        """True for a placeholder drawn from a hash (Status.PLACEHOLDER,
+        Loader.lookup_placeholder): a blur to show until the row's image
+        comes, never the image itself (lazyimg_image_is_placeholder)."""
+        return bool(lib.lazyimg_image_is_placeholder(self._pointer))
+
+    @property
     def is_encoded(self) -> bool:
         """True for an Output.ENCODED image: the file's bytes, no pixels."""
         return self._codec != Codec.UNKNOWN

@@ -17,8 +17,8 @@ from ._core import LoaderBase, wrap
 from ._pure import _rows
 from ._library import lib
 from ._structs import EVENT_FN, StatsStruct
-from .constants import Delivery, Fit, Output, PixelFormat, Status
-from .errors import ClosedError, LazyImgError, MisuseError, check
+from .constants import Delivery, Fit, Output, PixelFormat, PlaceholderKind, Status
+from .errors import ClosedError, LazyImgError, MisuseError, check, error_for
 from .event import Event
 from .image import Image
 from .session import Session
@@ -254,6 +254,39 @@ class Loader(LoaderBase):
         check(lib.lazyimg_fetch(self._h(), to_bytes("url", url), ctypes.byref(ticket)))
         return ticket.value
 
+    # ------------------------------------------------------ placeholders
+
+    def set_placeholders(self, first_row: int, hashes: Sequence[str | bytes | None],
+                         kind: PlaceholderKind = PlaceholderKind.BLURHASH) -> None:
+        """lazyimg_set_placeholders: rows first_row .. first_row+len(hashes)-1
+        get their placeholder hashes of one kind (a BlurHash, or a ThumbHash
+        as base64 text; None removes a row's). Call it after set_items or
+        append_items with the same page (a feed's "blurhash" beside each
+        URL). request() then answers a row whose image is not in memory with
+        Status.PLACEHOLDER: the drawn placeholder as its image, and the
+        ticket whose event brings the real one. Raises OutOfRangeError (a
+        row past the list: nothing set) or BadPlaceholderError (row: the
+        first hash that does not parse; every other row given is set)."""
+        if not isinstance(kind, int) or isinstance(kind, bool):
+            raise TypeError(f"kind must be a PlaceholderKind, not {type(kind).__name__}")
+        array, count = _url_array(hashes, "hashes", "hashes")
+        bad_row = ctypes.c_size_t()
+        reason = ctypes.c_char_p()
+        status = lib.lazyimg_set_placeholders(self._h(), _rows(first_row, "first_row"), int(kind), array, count,
+                                              ctypes.byref(bad_row), ctypes.byref(reason))
+        if status == Status.E_BAD_PLACEHOLDER:
+            raise error_for(status, (reason.value or b"").decode("utf-8", "replace"), row=bad_row.value)
+        check(status)
+
+    def lookup_placeholder(self, row: int) -> Image | None:
+        """lazyimg_lookup_placeholder: the row's drawn placeholder
+        (Image.is_placeholder is True), whatever its image's state (for a row
+        that failed, say), or None when it has none. Never schedules
+        anything."""
+        image = ctypes.c_void_p()
+        check(lib.lazyimg_lookup_placeholder(self._h(), _rows(row, "row"), ctypes.byref(image)))
+        return _wrap(image.value)
+
     # -------------------------------------------------------------- rows
 
     def lookup_url(self, url: URL) -> Image | None:
@@ -289,7 +322,7 @@ class Loader(LoaderBase):
             except LazyImgError as error:
                 results[row] = error
                 continue
-            if answer.image is not None:
+            if answer.status == Status.OK and answer.image is not None:
                 results[row] = answer.image
             else:
                 tickets[answer.ticket] = row
@@ -443,18 +476,17 @@ def _seconds(timeout: object) -> float:
     return float(timeout)
 
 
-def _url_array(urls: Sequence[URL | None], name: str) -> tuple[Any, int]:
+def _url_array(urls: Sequence[URL | None], name: str, what: str = "URLs") -> tuple[Any, int]:
     """A const char *const * of `urls` (None stays NULL: a row without an
     image). A str or bytes is a TypeError: it would be one row per
     character."""
     if isinstance(urls, (str, bytes, bytearray)):
-        raise TypeError(f"{name} must be a list of URLs, not one {type(urls).__name__} "
+        raise TypeError(f"{name} must be a list of {what}, not one {type(urls).__name__} "
                         f"(it would make a row of each character); wrap it: [{urls!r}]")
     try:
         items = [None if url is None else to_bytes(f"{name}[{index}]", url) for index, url in enumerate(urls)]
     except TypeError as error:
         if "[" in str(error):
             raise
-        raise TypeError(f"{name} must be a list of URLs, not {type(urls).__name__}") from None
+        raise TypeError(f"{name} must be a list of {what}, not {type(urls).__name__}") from None
     return (ctypes.c_char_p * len(items))(*items), len(items)
-

@@ -69,6 +69,12 @@ class ImageServer:
                     server.arrived.notify_all()
                 if path.startswith("/slow/"):
                     server.release.wait()
+                if path == "/loop":  # a redirect to itself: the client's limit ends it
+                    self.send_response(302)
+                    self.send_header("Location", "/loop")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 body = server.files.get(path)
                 self.send_response(200 if body is not None else 404)
                 body = body if body is not None else b"not found"
