@@ -78,6 +78,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     default: throw .invalidArgument
     }
     config.memoryCacheBytes = Int(clamping: c.memory_cache_bytes)
+    config.animationBufferBytes = Int(clamping: c.animation_buffer_bytes)
     guard c.max_concurrent_downloads <= 64 else { throw .invalidArgument }
     config.maxConcurrentDownloads = c.max_concurrent_downloads == 0 ? defaults.maxConcurrentDownloads
         : Int(c.max_concurrent_downloads)

@@ -54,7 +54,7 @@ extension ImageLoader {
         case .success(let image):
             if image.encoded == nil && decoded { s.stats.imagesDecoded += 1 }
             // Even for a job cancelled meanwhile: the work is done, keep it.
-            s.cache.insert(image, for: key)
+            _insertImage(image, for: key, in: &s)
             guard let job = s.jobs[key], job.id == jobID else { return }
             s.jobs[key] = nil
             // Fetched unasked, then asked for while it downloaded or decoded.

@@ -39,7 +39,9 @@ extension ImageLoader {
                 result = encoded
             } else {
                 do throws(LoaderError) {
-                    result = .success(try decoder.decode(file.bytes, options: options, limits: limits))
+                    let image = try decoder.decode(file.bytes, options: options, limits: limits)
+                    attachAnimation(to: image, from: file.bytes)
+                    result = .success(image)
                 } catch {
                     result = .failure(error)
                     reason = decoder.lastFailureReason

@@ -56,8 +56,11 @@ extension ImageLoader {
         let now = HTTPCacheMetadata.now
         let request = configuration.dataRequest(for: key.url)
         let thumbnailKey = DiskCache.Key(request: request, variant: DiskCacheThumbnail.variant(key.options))
+        // An animation's thumbnail holds its first frame only: one that plays needs
+        // the original.
         if storesThumbnails(key), let thumbnail = disk.read(thumbnailKey), thumbnail.metadata.isFresh(now: now),
-           thumbnail.metadata.isSelected(by: request), let image = DiskCacheThumbnail.decode(thumbnail.body) {
+           thumbnail.metadata.isSelected(by: request), let image = DiskCacheThumbnail.decode(thumbnail.body),
+           !(image.isAnimated && playsAnimations) {
             return .image(image, decoded: false)
         }
         guard let original = disk.read(DiskCache.Key(request: request)), original.metadata.isSelected(by: request)
@@ -152,8 +155,9 @@ extension ImageLoader {
                 ?? .failure(.unsupported)
         }
         do throws(LoaderError) {
-            return .success(try decoder.decode(bytes, options: key.options,
-                                               limits: configuration.decodeLimits))
+            let image = try decoder.decode(bytes, options: key.options, limits: configuration.decodeLimits)
+            attachAnimation(to: image, from: bytes)
+            return .success(image)
         } catch {
             return .failure(error)
         }
@@ -177,6 +181,7 @@ extension ImageLoader {
         try state.withLock { s throws(LoaderError) in
             guard !s.isShuttingDown else { throw .shutdown }
             s.cache.remove(key)
+            _dropRemovedAnimations(in: &s)
         }
         transport.forgetRecentResponses(of: url)
         diskCache?.remove(group: url.bytes)

@@ -15,6 +15,7 @@ extension ImageLoader {
         let new = s.view.window()
         s.window = new
         _askForPageIfNearEnd(in: &s)
+        if old.visible != new.visible { _stopAnimationsThatLeft(in: &s) }
         guard old != new else {
             // At rest, a view that did not change has nothing new to start: whatever
             // frees a slot or makes a job startable (a completion, a decode, a cancel,
@@ -80,6 +81,7 @@ extension ImageLoader {
         s.view.rowCount = s.rows.count
         s.window = s.view.window()
         _askForPageIfNearEnd(in: &s)
+        _stopAnimationsThatLeft(in: &s)
         for key in Array(s.jobs.keys) { s.jobs[key]?.prefetchRow = nil }
         s.toStart.removeAll()
         for range in s.window.wantedRanges {

@@ -7,7 +7,13 @@ extension ImageLoader {
         guard let budget = configuration.session?.memoryBudget else { return }
         // Weak: the budget outlives the loader, whose deinit ends the membership.
         let membership = budget.join { [weak self] bound in
-            self?.state.withLock { s in s.cache.evictOldest(notNewerThan: bound) } ?? .gone
+            self?.state.withLock { s in
+                // Animation frames go before any image.
+                if let eviction = self?._evictAnimationsForSession(in: &s) { return eviction }
+                let eviction = s.cache.evictOldest(notNewerThan: bound)
+                self?._dropRemovedAnimations(in: &s)
+                return eviction
+            } ?? .gone
         }
         state.withLock { s in s.cache.joinSession(membership) }
     }

@@ -1,4 +1,5 @@
 import CLazyImgSupport
+import Synchronization
 
 /// The loader: one list, its view state, its caches and its workers.
 ///
@@ -36,6 +37,8 @@ public final class ImageLoader: Sendable {
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
+    /// Animation frames decoded, counted by the decode jobs, which take no lock.
+    let framesDecoded = Atomic<UInt64>(0)
     /// The rows' placeholder hashes and the images drawn from them.
     let placeholders: RowPlaceholders
 
@@ -280,12 +283,14 @@ public final class ImageLoader: Sendable {
     public var stats: LoaderStats {
         var stats = state.withLock { s in
             var stats = s.stats
-            stats.memoryCacheBytes = UInt64(s.cache.totalCost)
+            stats.memoryCacheBytes = UInt64(s.cache.totalCost + s.cache.reservedBytes)
+            stats.animationBytes = UInt64(s.cache.reservedBytes)
             stats.memoryCacheCount = UInt64(s.cache.count)
             stats.inFlight = UInt64(s.downloading)
             return stats
         }
         stats.eventsDelivered = delivery.delivered.load(ordering: .relaxed)
+        stats.framesDecoded = framesDecoded.load(ordering: .relaxed)
         if let disk = diskCache?.statistics {
             stats.diskBytes = disk.bytes
             stats.diskEntries = disk.entries
@@ -308,9 +313,14 @@ public final class ImageLoader: Sendable {
     /// large heap).
     public func trimMemory(_ level: TrimLevel) {
         state.withLock { s in
+            // Animation frames go first.
+            _trimAnimations(level, in: &s)
             switch level {
-            case .moderate: s.cache.evict(downTo: s.cache.capacity / 2)
-            case .complete: s.cache.removeAll()
+            case .moderate:
+                s.cache.evict(downTo: max(0, s.cache.capacity / 2 - s.animations.bytes))
+                _dropRemovedAnimations(in: &s)
+            case .complete:
+                s.cache.removeAll()
             }
         }
         if level == .complete {
@@ -355,6 +365,7 @@ public final class ImageLoader: Sendable {
             for id in Array(s.tickets.keys).sorted() { _cancelTicket(id, in: &s) }
             for id in s.fetches.tickets { _ = _cancelFetch(id, in: &s) }
             for key in Array(s.jobs.keys) { _dropJob(key, in: &s) }
+            s.animations.removeAll()
             // Its images no longer count against the session's other loaders.
             s.cache.leaveSession()
             return true

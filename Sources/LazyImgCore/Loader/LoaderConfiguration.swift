@@ -12,6 +12,9 @@ public struct LoaderConfiguration: Sendable {
     /// decoder, or a terminal protocol that takes PNG).
     public var output: ImageOutput = .pixels
     public var memoryCacheBytes = 64 << 20
+    /// Decoded frames one animation may keep ahead of the one shown; 0 = animations
+    /// are not played, images are first frames (and no file bytes are kept).
+    public var animationBufferBytes = 0
     /// Downloads at once: a screenful (10+ rows) plus the rows ahead start in one round.
     public var maxConcurrentDownloads = 16
     /// Connections to one host at once (HTTP/1.1), and downloads to one host at once

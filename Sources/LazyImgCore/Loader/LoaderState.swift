@@ -3,6 +3,7 @@ struct LoaderState {
     /// One key per row (nil: no image), made once when the rows arrive.
     var rows = RowKeys()
     var cache: MemoryCache
+    var animations = AnimationPlayers()
     var view: ViewState
     /// The windows derived from `view` at its last change.
     var window = SchedulingWindow()
@@ -73,6 +74,16 @@ struct LoaderState {
     mutating func withJob<R>(_ key: CacheKey, _ body: (inout Job) -> R) -> R? {
         guard let index = jobs.index(forKey: key) else { return nil }
         return body(&jobs.values[index])
+    }
+
+    /// The keys of the rows on screen (none known before the host said which), and of
+    /// the animations playing.
+    var keysOnScreen: Set<CacheKey> {
+        var keys = animations.playing
+        for row in (window.visible ?? 0..<0).clamped(to: 0..<rows.count) {
+            if let key = rows[row] { keys.insert(key) }
+        }
+        return keys
     }
 
     mutating func makeID() -> UInt64 {
