@@ -24,6 +24,9 @@ public final class TransferCoalescer: Sendable {
         var maxResponseBytes: Int
         var timeoutMilliseconds: Int
         var accept: String?
+        /// A download that may end at a JPEG's DC scans serves no larger box; a whole
+        /// one serves every box (`fetchingWhole`).
+        var dcScansBox: DecodeOptions?
 
         init(_ request: DataRequest) {
             url = request.url
@@ -34,6 +37,14 @@ public final class TransferCoalescer: Sendable {
             maxResponseBytes = request.maxResponseBytes
             timeoutMilliseconds = request.timeoutMilliseconds
             accept = request.accept
+            dcScansBox = request.dcScansBox
+        }
+
+        /// The same request for the whole body.
+        var fetchingWhole: RequestKey {
+            var whole = self
+            whole.dcScansBox = nil
+            return whole
         }
     }
 
@@ -128,8 +139,13 @@ public final class TransferCoalescer: Sendable {
         let key = RequestKey(request)
         let now = reusing ? clock.nowMilliseconds : 0
         return state.withLock { s -> DataResponse? in
-            if reusing, let response = s.recent.response(for: key, now: now) { return response }
-            if let shared = s.transferByKey[key] {
+            // A request that may end at the DC scans is served by a whole body too.
+            let keys = key.dcScansBox == nil ? [key] : [key, key.fetchingWhole]
+            if reusing, let response = keys.compactMap({ s.recent.response(for: $0, now: now) }).first {
+                return response
+            }
+            let running = s.transferByKey
+            if let shared = keys.compactMap({ running[$0] }).first {
                 s.transfers[shared]?.subscribers[subscriber] = completion
                 s.transferBySubscriber[subscriber] = shared
                 return nil
@@ -182,7 +198,11 @@ public final class TransferCoalescer: Sendable {
             guard let transfer = s.transfers.removeValue(forKey: id) else { return [:] }
             s.transferByKey[transfer.key] = nil
             // In the same hold as the removal: a request after it finds this instead.
-            if let reusable { s.recent.add(response, for: transfer.key, bytes: reusable, now: now) }
+            // A whole body, whatever was asked, serves every box.
+            if let reusable {
+                s.recent.add(response, for: response.endsAtDCScans ? transfer.key : transfer.key.fetchingWhole,
+                             bytes: reusable, now: now)
+            }
             for subscriber in transfer.subscribers.keys { s.transferBySubscriber[subscriber] = nil }
             return transfer.subscribers
         }
