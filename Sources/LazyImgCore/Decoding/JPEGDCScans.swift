@@ -3,11 +3,11 @@
 /// At DCT scale 1/8 libjpeg reads one coefficient per 8x8 block, the DC; a
 /// progressive file sends every block's DC first, in one scan or one per component
 /// (Ss = 0, Ah = 0), before any AC scan. So when the decoder would decode a
-/// progressive file at 1/8 for the box, the bytes up to the end of those scans, with
-/// an EOI after them, decode to the picture the whole file would give there, short
-/// of the DC bits a later refinement scan (Ah > 0) would add.
-enum JPEGDCScans {
-    enum Verdict: Equatable {
+/// progressive file at 1/8 for the box, the bytes up to the end of those scans
+/// (`decodable`) decode to the picture the whole file would give there, short of the
+/// DC bits a later refinement scan (Ah > 0) would add.
+public enum JPEGDCScans {
+    public enum Verdict: Equatable, Sendable {
         /// The first `end` bytes hold every DC scan: those bytes and an EOI decode
         /// for the box.
         case suffice(end: Int)
@@ -20,10 +20,16 @@ enum JPEGDCScans {
         case needWholeFile
     }
 
+    /// The file to decode for a `.suffice(end:)` verdict: the start, ended as
+    /// `JPEGZeroACScans` ends it.
+    public static func decodable(_ bytes: [UInt8], upTo end: Int) -> [UInt8] {
+        JPEGZeroACScans.ending(bytes[..<min(end, bytes.count)])
+    }
+
     /// How many bytes a guess adds past a header segment that has not fully arrived.
     static let segmentSlack = 8 << 10
 
-    static func examine(_ bytes: [UInt8], for options: DecodeOptions) -> Verdict {
+    public static func examine(_ bytes: [UInt8], for options: DecodeOptions) -> Verdict {
         bytes.withUnsafeBufferPointer { examine($0, for: options) }
     }
 

@@ -3,8 +3,8 @@ import CCurl
 /// A request that may end at a progressive JPEG's DC scans (`DataRequest.dcScansBox`):
 /// its first hop asks for the file's start, `Range: bytes=0-<firstRangeBytes - 1>`.
 /// When that 206 ends, `JPEGDCScans` reads what came:
-/// - enough for the box: the response is those bytes up to the DC scans' end with an
-///   EOI, and all the bytes that came are left for a larger box to continue (with
+/// - enough for the box: the response is those bytes up to the DC scans' end, ended
+///   as `JPEGDCScans.decodable` ends them, and all the bytes that came are left for a larger box to continue (with
 ///   `Range` and `If-Range`, as a stopped download is);
 /// - more needed: the next hop asks for the bytes up to where the scan headers say
 ///   the DC scans end, with `If-Range`, and reads again (at most `maxStartHops` in all);
@@ -61,7 +61,7 @@ extension CurlTransfer {
         guard bytes.count < total else { return nil }
         let verdict = hop.startHops + 1 < Self.maxStartHops ? JPEGDCScans.examine(bytes, for: box) : .needWholeFile
         if case .suffice(let end) = verdict {
-            var response = DataResponse(result: .success(Array(bytes[..<end]) + [0xFF, 0xD9]), httpStatus: 200,
+            var response = DataResponse(result: .success(JPEGDCScans.decodable(bytes, upTo: end)), httpStatus: 200,
                                         bytesReceived: receivedInAll, cacheHeaders: cacheHeaders)
             response.resumedBytes = resumedBytes
             response.endsAtDCScans = true
@@ -90,5 +90,28 @@ extension CurlTransfer {
             next.request.dcScansBox = nil
         }
         return .next(next)
+    }
+}
+
+extension CurlTransfer.Hop {
+    /// A request that may end at the DC scans, continuing a kept start (its row left
+    /// while it came): the answer when the kept bytes hold the DC scans already;
+    /// else the hop asks only for the bytes up to where the scan headers say they
+    /// end (or for all the rest, when the box needs the whole file).
+    mutating func continueKeptStart() -> DataResponse? {
+        guard let box = request.dcScansBox, let partial, partial.servedBy == request.url else { return nil }
+        startHops = 1
+        switch JPEGDCScans.examine(partial.bytes, for: box) {
+        case .suffice(let end):
+            var answer = DataResponse(result: .success(JPEGDCScans.decodable(partial.bytes, upTo: end)), httpStatus: 200)
+            answer.resumedBytes = end
+            answer.endsAtDCScans = true
+            return answer
+        case .needMore(let upTo):
+            askedEnd = min(partial.length, max(upTo, partial.bytes.count + 1))
+        case .needWholeFile:
+            request.dcScansBox = nil
+        }
+        return nil
     }
 }

@@ -76,7 +76,8 @@ final class CurlTransferLoop: @unchecked Sendable {
         return Int32(clamping: max(0, min(Int64(Self.idlePollMilliseconds), first - clock.nowMilliseconds)))
     }
 
-    /// Starts and cancels what was queued. Returns the starts that failed at once
+    /// Starts and cancels what was queued. Returns the starts that ended at once (failed,
+    /// or answered by a kept JPEG start)
     /// (bad URL, no memory), to be completed like any other finished transfer.
     private func apply(_ batch: Batch) -> [Finished] {
         var failed: [Finished] = []
@@ -107,6 +108,12 @@ final class CurlTransferLoop: @unchecked Sendable {
             if let key = DCScanHints.Key(start.request) {
                 hop.hintKey = key
                 if let range = dcScanHints.firstRange(for: key) { hop.firstRange = range } else { hop.request.dcScansBox = nil }
+                if let answer = hop.continueKeptStart() {
+                    // The kept start holds the DC scans already: answered without the network.
+                    if let partial = hop.partial { keepPartialBody(partial, of: hop) }
+                    failed.append((start.id, start.completion, answer))
+                    continue
+                }
             }
             if let error = begin(start.id, hop, progress, start.completion) {
                 fail(error)

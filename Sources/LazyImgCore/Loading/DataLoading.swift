@@ -63,8 +63,8 @@ public struct DataResponse: Sendable {
     /// the request that stopped early, and completed by a 206 (`bytesReceived`
     /// counts only the rest). 0 unless the result is a success.
     public var resumedBytes = 0
-    /// The body is the start of a progressive JPEG, up to its DC scans, with an EOI
-    /// after them: it decodes for `DataRequest.dcScansBox` and for no larger box.
+    /// The body is the start of a progressive JPEG, up to its DC scans, ended as
+    /// `JPEGDCScans.decodable` ends it: it decodes for `DataRequest.dcScansBox` and for no larger box.
     public var endsAtDCScans = false
 
     public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0,
