@@ -64,6 +64,7 @@ class ConfigStruct(ctypes.Structure):
         ("disk_cache_serve_stale", ctypes.c_uint32),
         ("session", ctypes.c_void_p),
         ("max_decode_bytes", ctypes.c_uint64),
+        ("fetch_dc_scans_only", ctypes.c_uint32),
     ]
 
 

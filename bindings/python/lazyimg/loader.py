@@ -105,7 +105,8 @@ class Loader(LoaderBase):
                  disk_cache_bytes: int = 256 << 20,
                  disk_cache_serve_stale: bool = True,
                  session: Session | None = None,
-                 max_decode_bytes: int = 64 << 20) -> None:
+                 max_decode_bytes: int = 64 << 20,
+                 fetch_dc_scans_only: bool = True) -> None:
         values = {name: value for name, value in locals().items() if name in FIELDS}
         self._handle = 0
         self._forked = False
