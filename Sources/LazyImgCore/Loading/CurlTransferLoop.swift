@@ -76,11 +76,12 @@ final class CurlTransferLoop: @unchecked Sendable {
         return Int32(clamping: max(0, min(Int64(Self.idlePollMilliseconds), first - clock.nowMilliseconds)))
     }
 
-    /// Starts and cancels what was queued. Returns the starts that ended at once (failed,
-    /// or answered by a kept JPEG start)
-    /// (bad URL, no memory), to be completed like any other finished transfer.
+    /// Forgets, cancels and starts what was queued. Returns the starts that ended at
+    /// once (a bad URL, no memory; or answered by a kept JPEG start), to be completed
+    /// like any other finished transfer.
     private func apply(_ batch: Batch) -> [Finished] {
         var failed: [Finished] = []
+        for url in batch.forgotten { partialBodies.forget(url) }
         if !batch.cancels.isEmpty {
             counters.withLock { counters in
                 for id in batch.cancels { counters[id] = nil }
