@@ -525,6 +525,28 @@ typedef struct lazyimg_config {
                                       animation buffers up to this many bytes of
                                       decoded frames ahead of the one shown (at
                                       least two frames). See "animations" */
+    uint32_t fetch_dc_scans_only;  /* Since 0.4.0. 1 (default): a progressive JPEG
+                                      that fills the box from 1/8 of its size (a
+                                      768x512 photo in 96 px or less) is fetched
+                                      only up to its DC scans, when its server
+                                      serves byte ranges: the first request asks
+                                      for the file's start with Range (16 KiB, or
+                                      sized from that server's earlier files),
+                                      more follows as the scan headers say, and
+                                      the image shown is the final one for this
+                                      box, decoded from those bytes (a few KiB of
+                                      a 60-110 KiB file). A loader with a larger
+                                      box for the URL, in the same session,
+                                      continues that download (Range with
+                                      If-Range). The disk cache keeps such an
+                                      image as this box's thumbnail only, never as
+                                      the original. A baseline file costs one
+                                      extra request for a server's first file; its
+                                      next files come whole. Only with
+                                      output = LAZYIMG_OUTPUT_PIXELS and a box
+                                      (target_width or target_height set).
+                                      0 = fetch every file whole. See
+                                      docs/network.md */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */

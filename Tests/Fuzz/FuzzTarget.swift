@@ -34,7 +34,12 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         let options = Self.options[bytes.count % Self.options.count]
         switch self {
-        case .jpeg: _ = try? JPEGDecoder().decode(bytes, options: options, limits: Self.limits)
+        case .jpeg:
+            _ = try? JPEGDecoder().decode(bytes, options: options, limits: Self.limits)
+            // The start a small box's download ends at (fetch_dc_scans_only), decoded as the loader does.
+            if case .suffice(let end) = JPEGDCScans.examine(bytes, for: options) {
+                _ = try? JPEGDecoder().decode(JPEGDCScans.decodable(bytes, upTo: end), options: options, limits: Self.limits)
+            }
         case .png: _ = try? PNGDecoder().decode(bytes, options: options, limits: Self.limits)
         case .webp: _ = try? WebPDecoder().decode(bytes, options: options, limits: Self.limits)
         case .gif: _ = try? GIFDecoder().decode(bytes, options: options, limits: Self.limits)

@@ -4,7 +4,7 @@ extension ImageLoader {
     func transferDidComplete(_ transfer: TransferID, _ received: DataResponse) {
         // A 304, or a failure a stale disk copy may answer instead, becomes that copy.
         let (response, origin) = resolveWithDiskCopy(transfer, received)
-        let source: ImageSource = origin == .network ? .network : .disk
+        let source: ImageSource = origin == .network || origin == .dcScans ? .network : .disk
         // Encoded output needs no decode; the image (a copy of the bytes) is made before
         // taking the lock, which every host call waits on.
         var encoded: Result<DecodedImage, LoaderError>?

@@ -20,6 +20,9 @@ extension ImageLoader {
     /// Where a download's bytes came from in the end.
     enum DownloadOrigin: Equatable {
         case network
+        /// The network, up to a progressive JPEG's DC scans (`DataResponse.endsAtDCScans`):
+        /// the bytes serve this box only, so only its thumbnail is kept.
+        case dcScans
         /// A 304 confirmed the stale copy; store it again with this metadata.
         case revalidated(HTTPCacheMetadata)
         /// The network failed and the stale copy answered instead.
@@ -100,6 +103,7 @@ extension ImageLoader {
     /// does a network failure or a 5xx when stale answers are allowed.
     func resolveWithDiskCopy(_ transfer: TransferID, _ response: DataResponse) -> (DataResponse, DownloadOrigin) {
         guard diskCache != nil else { return (response, .network) }
+        if response.endsAtDCScans { return (response, .dcScans) }
         let copy = state.withLock { s in s.jobByTransfer[transfer].flatMap { s.jobs[$0]?.staleCopy } }
         guard let copy else { return (response, .network) }
         var resolved = response
@@ -124,7 +128,7 @@ extension ImageLoader {
         let request = configuration.dataRequest(for: key.url)
         var metadata: HTTPCacheMetadata
         switch origin {
-        case .network:
+        case .network, .dcScans:
             guard HTTPCacheMetadata.allowsStoring(headers) else { return }
             metadata = HTTPCacheMetadata(headers: headers, now: HTTPCacheMetadata.now)
             metadata.selectingHeaders = HTTPCacheMetadata.selectingHeaders(vary: headers.vary, of: request)
@@ -133,7 +137,7 @@ extension ImageLoader {
         case .stale:
             return
         }
-        diskCache.store(DiskCache.Key(request: request), body: bytes, metadata: metadata)
+        if origin != .dcScans { diskCache.store(DiskCache.Key(request: request), body: bytes, metadata: metadata) }
         if let image, storesThumbnails(key) {
             diskCache.store(DiskCache.Key(request: request, variant: DiskCacheThumbnail.variant(key.options)),
                             body: DiskCacheThumbnail.encode(image), metadata: metadata, durable: false)

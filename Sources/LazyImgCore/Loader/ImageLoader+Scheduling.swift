@@ -235,7 +235,11 @@ extension ImageLoader {
         var request = configuration.imageRequest(for: key.url)
         request.memoryBudget = downloadBudget
         // A stale disk copy is revalidated: a 304 answers without a body.
-        if let validators { request.validators = validators }
+        if let validators {
+            request.validators = validators
+            // The copy to revalidate is the whole file.
+            request.dcScansBox = nil
+        }
         if let reused = transport.startOrReuse(id, request, completion: transferCompletion) {
             // Another loader of the session downloaded it a moment ago: its response,
             // handed on like a completion, off this thread and this lock.

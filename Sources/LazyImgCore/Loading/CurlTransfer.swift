@@ -85,6 +85,7 @@ final class CurlTransfer {
         }
         body = ResponseBody(limit: maxResponseBytes, budget: request.memoryBudget)
         offerPartialBody(limit: maxResponseBytes)
+        askForTheStart()
         // What is left of the transfer's time after earlier hops and the name lookup.
         // The loop enforces the deadline itself (CurlTransferLoop.expireOverdue), as
         // libcurl's CURLOPT_TIMEOUT_MS would count the time a transfer is paused.
@@ -147,7 +148,7 @@ final class CurlTransfer {
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
         for line in request.withAccept(request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL))
-            + request.validators + resumption.rangeHeaders {
+            + request.validators + resumption.rangeHeaders(upTo: hop.askedEnd) {
             guard let extended = curl_slist_append(headerList, line) else { return .noMemory }
             headerList = extended
         }
@@ -205,7 +206,7 @@ final class CurlTransfer {
                 counters.didAnnounce(length: Int(clamping: announced))
             }
         }
-        let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus) || resumption.isAppending,
+        let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus) || resumption.takes206,
                                      owner: ObjectIdentifier(self))
         switch reception {
         case .taken: counters.didReceive(total: body.received)
@@ -288,15 +289,29 @@ final class CurlTransfer {
             result = .success(body.take())
         }
         // A body completed by a 206 is the whole resource, as a 200 would have brought it.
-        let appended = resumption.isAppending && code == CURLE_OK
+        let appended = resumption.takes206 && code == CURLE_OK
         var response = DataResponse(result: result, httpStatus: appended ? 200 : status,
-                                    bytesReceived: hop.earlierBytes.addingClamped(bytesReceived),
-                                    retryAfterMilliseconds: retryAfterMilliseconds,
-                                    cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
-                                                                   cacheControl: listHeader("Cache-Control"),
-                                                                   vary: listHeader("Vary")))
-        if appended, case .success = result { response.resumedBytes = body.prefixLength }
+                                    bytesReceived: receivedInAll, retryAfterMilliseconds: retryAfterMilliseconds,
+                                    cacheHeaders: cacheHeaders)
+        if appended, case .success = result { response.resumedBytes = resumedBytes }
         return response
+    }
+
+    /// Body bytes of every hop of the transfer: redirect pages, its own earlier
+    /// ranges and this hop's.
+    var receivedInAll: Int {
+        hop.earlierBytes.addingClamped(hop.continuedBytes).addingClamped(bytesReceived)
+    }
+
+    /// Of the body's bytes, those kept from an earlier download and not fetched again.
+    var resumedBytes: Int {
+        max(0, body.prefixLength - hop.continuedBytes)
+    }
+
+    /// What the final response said about caching its body.
+    var cacheHeaders: HTTPCacheHeaders {
+        HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
+                         cacheControl: listHeader("Cache-Control"), vary: listHeader("Vary"))
     }
 
     /// Whose fault a hop's end was, when it was the server's reply.
@@ -308,7 +323,7 @@ final class CurlTransfer {
         if status != 0 && !(100..<600).contains(status) { return .badStatus(status) }
         guard code == CURLE_OK else { return nil }
         switch status {
-        case 206 where resumption.isAppending: return nil
+        case 206 where resumption.takes206: return nil
         case 204, 205, 206: return .noBodyForThisRequest(status)
         // Answers the validators of a stale disk copy; without them there is nothing to reuse.
         case 304 where hop.request.validators.isEmpty: return .noBodyForThisRequest(status)

@@ -65,6 +65,7 @@ class ConfigStruct(ctypes.Structure):
         ("session", ctypes.c_void_p),
         ("max_decode_bytes", ctypes.c_uint64),
         ("animation_buffer_bytes", ctypes.c_uint64),
+        ("fetch_dc_scans_only", ctypes.c_uint32),
     ]
 
 
