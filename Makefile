@@ -49,7 +49,7 @@ IMAGE_SERVER := $(CHECKS_C)/image_server.c
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-request bench-frame-gap bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -237,11 +237,12 @@ demo: termlist-bin
 
 # The terminal list (examples-c/demos/termlist) and what the feed demos share
 # (examples-c/demos/feed): the loopback feed server, on libmicrohttpd, the paged
-# rows, the options, the scripted run's scroll-policy checks and the BlurHash
-# encoder the server's placeholders come from.
-FEED_SRC      := $(addprefix $(DEMOS)/feed/,feed_server.c feed_pager.c feed_checks.c scroll_windows.c decay_fit.c feed_options.c blurhash_encode.c)
+# rows, the options, the scripted run's scroll-policy checks, the BlurHash
+# encoder the server's placeholders come from, and the animations it serves.
+FEED_SRC      := $(addprefix $(DEMOS)/feed/,feed_server.c feed_pager.c feed_checks.c scroll_windows.c decay_fit.c feed_options.c blurhash_encode.c \
+                   animation_encoder.c animation_watch.c)
 TERMLIST_SRC  := $(DEMOS)/termlist/termlist.c $(FEED_SRC)
-TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lpthread -lm
+TERMLIST_LIBS := -lmicrohttpd -lcjson -lspng -lturbojpeg -lgif -lwebp -lpthread -lm
 termlist-bin: build
 	@mkdir -p build
 	$(CC) -std=c99 $(STRICT) -Iinclude -I$(DEMOS)/feed $(TERMLIST_SRC) -o build/termlist \
@@ -326,6 +327,16 @@ bench-disk:
 	    -o build/bench_disk -L$(RELEASE_BIN) \
 	    -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_disk
+
+# A screen of 12 animations (GIF, then WebP) playing for 10 s: peak RSS and CPU per
+# second against decoding every frame up front and a streaming full-canvas decoder,
+# each in a process of its own (release build; prints tables; about 3 minutes).
+bench-animation:
+	$(MAKE) --no-print-directory CONFIG=release build
+	@mkdir -p build
+	$(CC) -std=c99 -O2 $(STRICT) -Iinclude -I$(DEMOS)/feed $(BENCH_C)/bench_animation.c $(DEMOS)/feed/animation_encoder.c \
+	    -o build/bench_animation -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg -lgif -lwebpdemux -lwebp -lm
+	./build/bench_animation
 
 # Thumbnails per second against Pillow and djpeg on the Kodak photos (needs
 # ../shared/corpus; installs libjpeg-turbo-progs and a Pillow virtualenv).
@@ -450,10 +461,11 @@ tsan: deps
 	done; \
 	printf "All groups:\n\t Executed %d tests, with %d tests skipped and 0 failures (0 unexpected)\n" $$executed $$skipped
 
-# libFuzzer on each decoder, on the response path and on the disk cache's entry and
-# journal parsers (Tests/Fuzz), seeded from ../shared/corpus, from the cache files
-# make xctest leaves in build/fuzz-seeds/, and (AVIF and HEIC) from files the test
-# encoders make, FUZZ_SECONDS per target: about two minutes for all nine. For a
+# libFuzzer on each decoder, on animation frames, on the response path and on the
+# disk cache's entry and journal parsers (Tests/Fuzz), seeded from ../shared/corpus,
+# from the cache files make xctest leaves in build/fuzz-seeds/, and (AVIF and HEIC)
+# from files the test encoders make, FUZZ_SECONDS per target: about two minutes for
+# all ten. For a
 # longer run: make fuzz FUZZ_SECONDS=600. Prints files seeded and executions per
 # target; a crash fails the run and leaves its input in build/fuzz/.
 .PHONY: fuzz
@@ -464,7 +476,7 @@ fuzz: deps
 	@if [ ! -d $(CORPUS) ]; then echo "fuzz: skipped, no test corpus at $(CORPUS)"; exit 0; fi; \
 	$(SWIFT) build -c release --scratch-path .build/fuzz --product lazyimg-fuzz \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLAZYIMG_FUZZING && \
-	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif response disk-entry disk-journal $(FUZZ_OPTIONAL)
+	scripts/fuzz.sh .build/fuzz/release/lazyimg-fuzz $(CORPUS) $(FUZZ_SECONDS) jpeg png webp gif frames response disk-entry disk-journal $(FUZZ_OPTIONAL)
 
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so

@@ -36,7 +36,8 @@
  * Priorities: the threads that decode and read files run 10 nice steps below
  * the thread that created the loader (at most nice 19), as Android's background
  * threads do, so a UI thread waking for a frame is not kept waiting behind a
- * decode. The network thread and the THREAD delivery thread keep the creator's
+ * decode; since 0.4.0 also as SCHED_BATCH, so one the UI thread wakes (a
+ * frame to decode) does not take the UI thread's CPU. The network thread and the THREAD delivery thread keep the creator's
  * priority: they run briefly, and the host waits on them.
  *
  * Ownership words used below:
@@ -89,6 +90,8 @@ typedef enum lazyimg_status {
     LAZYIMG_PLACEHOLDER = 5, /* lazyimg_request: the row's placeholder, not its
                                 image, and a ticket whose one event brings the
                                 image (see lazyimg_set_placeholders) */
+    LAZYIMG_NOT_YET = 6,     /* lazyimg_frame, lazyimg_frame_at: that frame is
+                                not decoded yet; no event follows: ask again */
 
     /* Errors are negative. Append only; never renumbered. */
     LAZYIMG_E_INVALID_ARGUMENT = -1, /* NULL pointer, bad size or bad value */
@@ -326,7 +329,9 @@ typedef struct lazyimg_config {
                                       Images are never upscaled. */
     uint64_t memory_cache_bytes;   /* decoded-image cache; default 64 MiB; 0 = off.
                                       With a session, this loader's own limit
-                                      inside the session's shared budget */
+                                      inside the session's shared budget. Since
+                                      0.4.0 it also holds the animations' frames
+                                      (animation_buffer_bytes) */
     uint32_t max_concurrent_downloads; /* default 16 (a screenful of rows and the
                                       rows ahead start at once); 0 = default;
                                       at most 64 */
@@ -349,7 +354,7 @@ typedef struct lazyimg_config {
                                       of headers) */
     uint64_t max_pixels;           /* width*height limit checked from the image
                                       header before decoding (a GIF's or animated
-                                      WebP's canvas and its first frame each);
+                                      WebP's canvas and each frame it plays);
                                       default 50e6; 0 = default. The image a
                                       decode makes is at most 4 bytes a pixel of
                                       the target box, or of this many pixels at
@@ -526,6 +531,36 @@ typedef struct lazyimg_config {
                                       what it needs. So one decode thread holds at
                                       most this plus its image (see max_pixels).
                                       Default 64 MiB; 0 = default */
+    uint64_t animation_buffer_bytes; /* 0 (default): animations are not played;
+                                      images are first frames, as before 0.4.0.
+                                      Else animated GIF and WebP play through
+                                      lazyimg_frame_at: the first frame's image
+                                      also keeps the file's bytes, and each
+                                      animation buffers up to this many bytes of
+                                      decoded frames ahead of the one shown (at
+                                      least two frames). See "animations" */
+    uint32_t fetch_dc_scans_only;  /* Since 0.4.0. 1 (default): a progressive JPEG
+                                      that fills the box from 1/8 of its size (a
+                                      768x512 photo in 96 px or less) is fetched
+                                      only up to its DC scans, when its server
+                                      serves byte ranges: the first request asks
+                                      for the file's start with Range (16 KiB, or
+                                      sized from that server's earlier files),
+                                      more follows as the scan headers say, and
+                                      the image shown is the final one for this
+                                      box, decoded from those bytes (a few KiB of
+                                      a 60-110 KiB file). A loader with a larger
+                                      box for the URL, in the same session,
+                                      continues that download (Range with
+                                      If-Range). The disk cache keeps such an
+                                      image as this box's thumbnail only, never as
+                                      the original. A baseline file costs one
+                                      extra request for a server's first file; its
+                                      next files come whole. Only with
+                                      output = LAZYIMG_OUTPUT_PIXELS and a box
+                                      (target_width or target_height set).
+                                      0 = fetch every file whole. See
+                                      docs/network.md */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */
@@ -844,6 +879,92 @@ lazyimg_codec lazyimg_image_codec(const lazyimg_image *image);
  * too). Its source width and height are its own. */
 int lazyimg_image_is_placeholder(const lazyimg_image *image);
 
+/* ------------------------------------------------------------- animations */
+
+/* Since 0.4.0. With animation_buffer_bytes set, an animated GIF or WebP plays:
+ * lazyimg_request gives its first frame as always, and lazyimg_frame_at gives
+ * the frame to show at a time on the host's clock, decoded into the same box,
+ * fit and pixel format. Without it (the default), and for still images, an
+ * image is its own one frame.
+ *
+ * Never blocks: a frame call answers from the row's buffer at once, or
+ * LAZYIMG_NOT_YET while a decode thread makes the frame; the host keeps showing
+ * what it shows and asks again on its next frame. No event follows NOT_YET: a
+ * host drawing at 60 Hz already asks every frame, and an event per frame of
+ * every animation would only queue what it asks for anyway. A host that draws
+ * only when something changes sleeps until *out_next_ms.
+ *
+ * Costs: each animation decodes on one decode thread at a time, after the
+ * visible rows' images, ahead of the frame shown (a batch of the frames its
+ * buffer lacks, once half of it was shown), and only while its row is in the
+ * visible range (or, before the first lazyimg_set_visible_range, always): a
+ * row that leaves stops decoding at once (a frame under way finishes). The
+ * decode threads take no lock a frame call waits on: they leave frames for the
+ * next frame call to pick up, and a frame call that finds the decode queue
+ * busy for an instant asks again on the next call. When every frame fits the
+ * buffer none is dropped, and once all are decoded a looping animation costs
+ * nothing more.
+ * Frames are composed on one full-size canvas per playing animation (4 bytes a
+ * canvas pixel, plus a copy of the largest "restore to previous" GIF frame):
+ * an animation whose canvas does not fit max_decode_bytes plays as a still.
+ *
+ * Memory: the file's bytes count with its first frame, and each animation's
+ * buffered frames and canvas count too, in memory_cache_bytes and the session's
+ * budget. When memory is short the stopped animations (rows that left) give up
+ * their frames and canvas first, then images go by age (an animation whose
+ * first frame goes stops: its frame calls answer MISS until the row is
+ * requested again; frames never push out the first frames of animations that
+ * play), then the playing animations buffer three frames each (the one
+ * shown and the next two) until their buffers fit again. A budget smaller
+ * than the playing animations' files, canvases and three frames each is
+ * exceeded by the difference. lazyimg_trim_memory drops frames before images.
+ * Frames the host holds stay valid, as images do. Rows that show the same URL
+ * share one animation.
+ *
+ * Frames: only the frames whose records are complete in the file count (a
+ * file cannot claim more), at most 65,536; a frame that fails to decode shows
+ * what it drew over the frame before. Durations under 20 ms (GIF's 0 and 1
+ * centisecond) play for 100 ms, as browsers show them; longer ones as written
+ * (up to 655 s for GIF, 4.6 h for WebP). Loop count as browsers read it: a GIF
+ * without a NETSCAPE2.0 block plays once, one with count n plays n + 1 times
+ * (0: forever); a WebP plays its ANIM count of times (0: forever). Disposal
+ * to background clears to transparent, as browsers do. */
+
+/* The frames of the animation whose first frame this is: 1 for a still image
+ * (and an animation its loader does not play), 0 for NULL and encoded images. */
+uint32_t lazyimg_image_frame_count(const lazyimg_image *image);
+/* Frame `frame`'s duration in milliseconds, as played; 0 for a still, NULL,
+ * or a frame past the last. */
+uint32_t lazyimg_image_frame_duration(const lazyimg_image *image, uint32_t frame);
+/* How many times the animation plays: 0 = forever; 1 for a still; 0 for
+ * NULL. */
+uint32_t lazyimg_image_loop_count(const lazyimg_image *image);
+
+/* The frame of row `row` shown `time_ms` milliseconds after the host started
+ * playing it (its own clock; start at 0 when the cell appears, or keep one
+ * clock for the list). Never blocks.
+ *   LAZYIMG_OK:      *out is a +1 reference to the frame.
+ *   LAZYIMG_NOT_YET: not decoded yet (*out NULL); keep showing the last frame
+ *                    and ask again. Decoding it is under way when the row is
+ *                    visible.
+ *   LAZYIMG_MISS:    the row's image is not in memory (*out NULL): request it.
+ * *out_frame (may be NULL) is the frame's index, also with NOT_YET;
+ * *out_next_ms (may be NULL) is the time, on the same clock, at which the next
+ * frame is due: UINT64_MAX for a still and once the last play has ended (the
+ * last frame then stays). Asking for a time before the frame shown last, or
+ * far ahead, decodes from the first frame again or through the frames between:
+ * it costs decode time, not waiting. A still image answers itself at any time.
+ * Errors: INVALID_ARGUMENT (NULL loader or out), OUT_OF_RANGE, NO_IMAGE,
+ * SHUTDOWN. */
+lazyimg_status lazyimg_frame_at(lazyimg_loader *loader, size_t row, uint64_t time_ms,
+                                lazyimg_image **out, uint32_t *out_frame, uint64_t *out_next_ms);
+
+/* Frame `frame` of row `row`'s animation, as lazyimg_frame_at, by index (0 is
+ * the first frame, also for a still image); its buffer then looks ahead of
+ * `frame`. Errors: as lazyimg_frame_at, and OUT_OF_RANGE for a frame past the
+ * last. */
+lazyimg_status lazyimg_frame(lazyimg_loader *loader, size_t row, uint32_t frame, lazyimg_image **out);
+
 /* ----------------------------------------------------------------- events */
 
 /* HOST delivery: a non-blocking descriptor that is readable while events
@@ -891,7 +1012,7 @@ typedef struct lazyimg_stats {
     uint64_t images_decoded;
     uint64_t events_delivered;     /* callbacks run (or events dropped when
                                       on_event is NULL) */
-    uint64_t memory_cache_bytes;   /* now */
+    uint64_t memory_cache_bytes;   /* now (since 0.4.0 with animation_bytes) */
     uint64_t memory_cache_count;   /* now */
     uint64_t in_flight;            /* transfers running now */
     /* Since 0.3.0: */
@@ -925,6 +1046,9 @@ typedef struct lazyimg_stats {
                                       bytes, and the next download of the URL
                                       asked only for the rest (Range, answered
                                       206). Not counted in bytes_downloaded */
+    uint64_t frames_decoded;       /* animation frames decoded into a buffer */
+    uint64_t animation_bytes;      /* now: what the animations' frames and canvases
+                                      hold, part of memory_cache_bytes */
 } lazyimg_stats;
 
 /* Fills *stats; on return struct_size holds the bytes filled.
@@ -938,8 +1062,10 @@ lazyimg_status lazyimg_get_stats(lazyimg_loader *loader, lazyimg_stats *stats);
 
 /* Shrinks the memory cache, images not used recently first: to half its
  * limit at MODERATE, to nothing at COMPLETE (which also drops the drawn
- * placeholders, since 0.4.0). The cache only drops its own
- * references: images the host retained stay valid. COMPLETE then hands the
+ * placeholders, since 0.4.0). Animation frames go first (since 0.4.0):
+ * MODERATE drops the stopped animations' frames and canvases and the playing
+ * ones' frames ahead of those shown, COMPLETE all of them. The cache only
+ * drops its own references: images the host retained stay valid. COMPLETE then hands the
  * freed memory back to the system (glibc malloc_trim), which can take a few
  * milliseconds with a large heap: call it on a memory warning, not per frame.
  * NULL and unknown levels are ignored. */

@@ -16,6 +16,7 @@ seeds() {
         png) echo "$corpus/pngsuite $corpus/png-corrupt $corpus/bad/png" ;;
         webp) echo "$corpus/webp $corpus/bad/webp" ;;
         gif) echo "$corpus/gif $corpus/bad/gif" ;;
+        frames) echo "$corpus/gif $corpus/bad/gif $corpus/webp $corpus/bad/webp" ;;
         # The corpus has no AVIF or HEIC: files the test encoders make (--write-seeds).
         avif) echo "build/fuzz/seeds/avif" ;;
         heif) echo "build/fuzz/seeds/heif" ;;

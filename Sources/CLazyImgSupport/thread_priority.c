@@ -2,6 +2,7 @@
 #include "lazyimg_support.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,5 +16,11 @@ int lazyimg_thread_lower_priority(int steps) {
     if (nice == -1 && errno != 0) return -1;
     int wanted = nice + steps;
     if (wanted > 19) wanted = 19;
-    return setpriority(PRIO_PROCESS, tid, wanted);
+    if (setpriority(PRIO_PROCESS, tid, wanted) != 0) return -1;
+    /* SCHED_BATCH keeps the nice value and tells the kernel the thread is not
+     * interactive: woken by the host (a job queued), it does not preempt the
+     * host's thread, which would otherwise wait out the worker's time slice
+     * inside the call that woke it. */
+    struct sched_param param = {0};
+    return sched_setscheduler(0, SCHED_BATCH, &param);
 }

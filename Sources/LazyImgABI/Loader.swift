@@ -232,6 +232,8 @@ public func lazyimg_get_stats(_ pointer: OpaquePointer?, _ out: UnsafeMutablePoi
         c.disk_evictions = s.diskEvictions
         c.disk_write_errors = s.diskWriteErrors
         c.decodes_skipped = s.decodesSkipped
+        c.frames_decoded = s.framesDecoded
+        c.animation_bytes = s.animationBytes
         c.bytes_resumed = s.bytesResumed
         withUnsafeBytes(of: &c) { bytes in
             UnsafeMutableRawBufferPointer(start: out, count: size).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(size)))

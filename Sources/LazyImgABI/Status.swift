@@ -39,6 +39,7 @@ public func lazyimg_strerror(_ status: lazyimg_status) -> UnsafePointer<CChar> {
     case LAZYIMG_DEFERRED: cString("deferred while the list scrolls: an event will follow")
     case LAZYIMG_MISS: cString("not in memory")
     case LAZYIMG_TIMEOUT: cString("timed out waiting")
+    case LAZYIMG_NOT_YET: cString("frame not decoded yet: ask again")
     case LAZYIMG_PLACEHOLDER: cString("the row's placeholder, not its image: an event will follow")
     case LAZYIMG_E_INVALID_ARGUMENT: cString("invalid argument")
     case LAZYIMG_E_OUT_OF_RANGE: cString("row out of range")

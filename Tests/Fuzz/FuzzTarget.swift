@@ -3,13 +3,14 @@ import LazyImgCore
 
 /// What one fuzz run exercises, chosen by name (LAZYIMG_FUZZ_TARGET).
 ///
-/// A decoder target hands the bytes straight to that format's decoder; `response`
-/// sends them through a loader as a downloaded HTTP body, in both output modes, so
-/// sniffing, failure messages, encoded output and delivery are covered too.
-/// `disk-entry` and `disk-journal` hand them to the disk cache as an entry file and
-/// as the journal other processes write (`DiskCacheHarness`).
+/// A decoder target hands the bytes straight to that format's decoder; `frames` plays
+/// them as an animation (the frame walk, then frames composed in order and again from
+/// the start); `response` sends them through a loader as a downloaded HTTP body, in
+/// both output modes, so sniffing, failure messages, encoded output and delivery are
+/// covered too. `disk-entry` and `disk-journal` hand them to the disk cache as an
+/// entry file and as the journal other processes write (`DiskCacheHarness`).
 enum FuzzTarget: String, CaseIterable {
-    case jpeg, png, webp, gif, response
+    case jpeg, png, webp, gif, frames, response
     case diskEntry = "disk-entry", diskJournal = "disk-journal"
     #if LAZYIMG_AVIF
     case avif
@@ -33,10 +34,16 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         let options = Self.options[bytes.count % Self.options.count]
         switch self {
-        case .jpeg: _ = try? JPEGDecoder().decode(bytes, options: options, limits: Self.limits)
+        case .jpeg:
+            _ = try? JPEGDecoder().decode(bytes, options: options, limits: Self.limits)
+            // The start a small box's download ends at (fetch_dc_scans_only), decoded as the loader does.
+            if case .suffice(let end) = JPEGDCScans.examine(bytes, for: options) {
+                _ = try? JPEGDecoder().decode(JPEGDCScans.decodable(bytes, upTo: end), options: options, limits: Self.limits)
+            }
         case .png: _ = try? PNGDecoder().decode(bytes, options: options, limits: Self.limits)
         case .webp: _ = try? WebPDecoder().decode(bytes, options: options, limits: Self.limits)
         case .gif: _ = try? GIFDecoder().decode(bytes, options: options, limits: Self.limits)
+        case .frames: Self.play(bytes, options: options)
         #if LAZYIMG_AVIF
         case .avif: _ = try? AVIFDecoder().decode(bytes, options: options, limits: Self.limits)
         #endif
@@ -48,6 +55,18 @@ enum FuzzTarget: String, CaseIterable {
             ResponseHarness.encoded.deliver(bytes)
         case .diskEntry: DiskCacheHarness.entry(bytes)
         case .diskJournal: DiskCacheHarness.journal(bytes)
+        }
+    }
+
+    /// The first frames, then one before them (composed again from the first); the
+    /// durations and the frame for a time from the walk.
+    private static func play(_ bytes: [UInt8], options: DecodeOptions) {
+        guard let source = AnimationSource.make(from: bytes, limits: limits) else { return }
+        _ = source.frame(at: UInt64(bytes.count) * 37)
+        let composer = AnimationComposer(source)
+        for index in Array(0..<min(source.frameCount, 6)) + [1] {
+            _ = source.duration(ofFrame: index)
+            _ = try? composer.render(frame: index, options: options, limits: limits)
         }
     }
 

@@ -42,6 +42,8 @@ final class LoaderResumeTests: XCTestCase {
         var config = LoaderConfiguration()
         config.decodeThreads = 1
         config.target = TargetSize(width: 64, height: 0)
+        // The first request whole: a Range for the start would move the stall.
+        config.fetchesDCScansOnly = false
         let log = EventLog()
         let loader = try ImageLoader(configuration: config, transport: transport) { log.record($0) }
         defer { try? loader.shutdown() }

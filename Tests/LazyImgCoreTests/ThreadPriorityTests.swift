@@ -17,6 +17,15 @@ final class ThreadPriorityTests: XCTestCase {
         return try XCTUnwrap(Int(fields[16]))
     }
 
+    /// The calling thread's scheduling policy (field 41): 0 SCHED_OTHER, 3 SCHED_BATCH
+    /// (Linux's numbers, part of its ABI).
+    private static func currentPolicy() throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8)
+        let afterName = try XCTUnwrap(stat.range(of: ")", options: .backwards)).upperBound
+        let fields = stat[afterName...].split(separator: " ")
+        return try XCTUnwrap(Int(fields[38]))
+    }
+
     /// What the test thread's nice becomes in a background thread it makes.
     private static func backgroundNice(below host: Int) -> Int { min(19, host + 10) }
 
@@ -41,6 +50,19 @@ final class ThreadPriorityTests: XCTestCase {
         }
         XCTAssertEqual(nice, Self.backgroundNice(below: host))
         XCTAssertEqual(try Self.currentNice(), host, "the maker's own priority is left alone")
+    }
+
+    /// A background thread is batch work: woken by the host (a job queued), it does
+    /// not preempt the host's thread. Host-priority threads stay as they were.
+    func testABackgroundThreadIsScheduledAsBatchWork() throws {
+        let policies = Locked<[String: Int]>([:])
+        for (name, priority) in [("background", NativeThread.Priority.background), ("host", .host)] {
+            NativeThread(name: "test-\(name)", priority: priority) {
+                let policy = try? Self.currentPolicy()
+                policies.withLock { $0[name] = policy }
+            }?.join()
+        }
+        XCTAssertEqual(policies.withLock { $0 }, ["background": 3, "host": try Self.currentPolicy()])
     }
 
     func testAHostPriorityThreadKeepsThePriorityOfTheThreadThatMadeIt() throws {

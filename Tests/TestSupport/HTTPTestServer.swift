@@ -159,12 +159,12 @@ public final class HTTPTestServer: @unchecked Sendable {
     /// sends that many bytes, and closes.
     public func serveRanges(_ path: String, body: [UInt8], validator: String, lastModified: Bool = false,
                             ranges: RangeAnswer = .honour, stallAfter: Int? = nil, cutAfter: Int? = nil,
-                            headers: [String] = []) {
+                            headers: [String] = [], gated: Bool = false) {
         let validatorLines = lastModified
             ? ["Last-Modified: \(validator)", "Date: " + Self.minuteLater(validator)] : ["ETag: \(validator)"]
         addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream", "Accept-Ranges: bytes"]
                                 + validatorLines + headers,
-                             body: body, framing: .contentLength, hold: .none, stallAfter: stallAfter,
+                             body: body, framing: .contentLength, hold: gated ? .gate : .none, stallAfter: stallAfter,
                              ranges: (ranges, validator), cutAfter: cutAfter))
     }
 

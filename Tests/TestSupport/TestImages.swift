@@ -214,14 +214,15 @@ public func makeNoisePNG(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
 /// A quality-100 4:4:4 JPEG of noise: about 2.7 bytes a pixel, and quick to decode
 /// into a small box (TurboJPEG scales by 1/8 while decoding), for tests of large
 /// bodies that must also decode.
-public func makeNoiseJPEG(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
+public func makeNoiseJPEG(width: Int, height: Int, seed: UInt64 = 1, quality: Int = 100,
+                          progressive: Bool = false) -> [UInt8] {
     guard let handle = tjInitCompress() else { return [] }
     defer { tjDestroy(handle) }
     let pixels = noiseRGB(width: width, height: height, seed: seed)
     var output: UnsafeMutablePointer<UInt8>?
     var size: UInt = 0
     let rc = tjCompress2(handle, pixels, Int32(width), Int32(width * 3), Int32(height), Int32(TJPF_RGB.rawValue),
-                         &output, &size, Int32(TJSAMP_444.rawValue), 100, 0)
+                         &output, &size, Int32(TJSAMP_444.rawValue), Int32(quality), progressive ? TJFLAG_PROGRESSIVE : 0)
     defer { tjFree(output) }
     guard rc == 0, let output else { return [] }
     return Array(UnsafeBufferPointer(start: output, count: Int(size)))

@@ -20,8 +20,9 @@ void lazyimg_thread_set_name(const char *name);
  * signals reach the host's threads. Returns pthread_create's result. */
 int lazyimg_thread_create_without_signals(pthread_t *thread, void *(*start)(void *), void *arg);
 
-/* Raises the calling thread's nice value by `steps` (at most to 19): a lower
- * priority than the threads it was made from. 0, or -1 with errno. */
+/* Raises the calling thread's nice value by `steps` (at most to 19), a lower
+ * priority than the threads it was made from, and makes it SCHED_BATCH (no
+ * wakeup preemption of the thread that woke it). 0, or -1 with errno. */
 int lazyimg_thread_lower_priority(int steps);
 
 /* Returns the free memory of every malloc arena to the system (glibc malloc_trim). */

@@ -24,6 +24,12 @@ public struct MemoryCache {
 
     public private(set) var capacity: Int
     public private(set) var totalCost = 0
+    /// Bytes held beside the entries that count against `capacity` too: the loader's
+    /// animation frames (`AnimationPlayers`).
+    public private(set) var reservedBytes = 0
+    /// Keys of evicted or removed images that carried an animation, for the loader to
+    /// drop their players (`takeRemovedAnimations`).
+    private var removedAnimations: [CacheKey] = []
     /// Indexed by the slots of `keys`.
     private var entries: [Entry] = []
     private var keys = RecencySlots<CacheKey>()
@@ -92,7 +98,7 @@ public struct MemoryCache {
         guard cost <= capacity, cost <= session?.membership.budget.limit ?? cost else { return }
         // Room first, so that the sweep never reaches the new entry: once every other
         // entry had its second chance, the new one would be the oldest unmarked.
-        evictUnreported(downTo: capacity - cost)
+        evictUnreported(downTo: capacity - cost - reservedBytes)
         lastGeneration += 1
         let entry = Entry(image: image, cost: cost, generation: lastGeneration, unseenPrefetch: unseenPrefetch)
         let slot = keys.insertAsNewest(key)
@@ -113,13 +119,48 @@ public struct MemoryCache {
         reportToSession()
     }
 
+    /// Empties the cache; the reserved bytes stay as they were.
+    /// As `evict(downTo:)`, passing over the images `spared` says to keep: each goes
+    /// to the newest end once, and the sweep stops when only those are left.
+    mutating func evict(downTo limit: Int, sparing spared: (CacheKey) -> Bool) {
+        var passes = count
+        while totalCost > limit, keys.oldest >= 0 {
+            let slot = keys.oldest
+            if spared(keys[slot]) {
+                guard passes > 0 else { break }
+                passes -= 1
+                giveSecondChance(slot)
+            } else if entries[slot].referenced {
+                giveSecondChance(slot)
+            } else {
+                removeUnreported(keys[slot])
+            }
+        }
+        reportToSession()
+    }
+
     public mutating func removeAll() {
         // Generations go on from where they were: a reference taken before must not
         // match an entry stored after.
-        let (lastGeneration, membership) = (lastGeneration, session?.membership)
+        let (lastGeneration, membership, reservedBytes) = (lastGeneration, session?.membership, reservedBytes)
         self = MemoryCache(capacity: capacity)
         self.lastGeneration = lastGeneration
+        self.reservedBytes = reservedBytes
         if let membership { joinSession(membership) }
+    }
+
+    /// The bytes held beside the entries now (they count in the session's budget too).
+    mutating func reserve(_ bytes: Int) {
+        guard bytes != reservedBytes else { return }
+        reservedBytes = bytes
+        reportToSession()
+    }
+
+    /// The keys of images with an animation that left since the last call.
+    mutating func takeRemovedAnimations() -> [CacheKey] {
+        guard !removedAnimations.isEmpty else { return [] }
+        defer { removedAnimations.removeAll() }
+        return removedAnimations
     }
 
     private mutating func removeUnreported(_ key: CacheKey) {
@@ -127,6 +168,7 @@ public struct MemoryCache {
         if slot == keys.oldest { session?.evictedOldest(slot) }
         keys.remove(slot)
         totalCost -= entries[slot].cost
+        if entries[slot].image?.animation != nil { removedAnimations.append(key) }
         entries[slot].image = nil
     }
 
@@ -186,7 +228,7 @@ extension MemoryCache {
     }
 
     private func reportToSession() {
-        session?.membership.report(bytes: totalCost, oldestTick: oldestTick)
+        session?.membership.report(bytes: totalCost + reservedBytes, oldestTick: oldestTick)
     }
 
     /// A cache's part in its session's budget. A class: it changes only on insert and

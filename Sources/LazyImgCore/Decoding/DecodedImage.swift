@@ -20,6 +20,10 @@ public final class DecodedImage: Sendable {
     /// the pixels are always the first frame. Written only by the decoder that made
     /// the image (GIF learns it after drawing the frame), before it is shared.
     nonisolated(unsafe) public internal(set) var isAnimated: Bool
+    /// The file's bytes and frames, on the first frame of an animation a loader that
+    /// plays animations decoded; nil otherwise. Written only by the loader, before
+    /// the image is shared.
+    nonisolated(unsafe) public internal(set) var animation: AnimationSource?
     /// Drawn from a placeholder hash (BlurHash, ThumbHash), not decoded from the file:
     /// what a row shows until its image arrives, never the image itself.
     public let isPlaceholder: Bool
@@ -36,8 +40,11 @@ public final class DecodedImage: Sendable {
     public let codec: ImageFormat?
     private let encodedCount: Int
 
-    /// The bytes the image holds; what the memory cache counts.
-    public var byteCount: Int { codec == nil ? stride * height : encodedCount }
+    /// The bytes the image holds (with the animation it carries); what the memory
+    /// cache counts.
+    public var byteCount: Int {
+        codec == nil ? stride * height + (animation?.byteCount ?? 0) : encodedCount
+    }
 
     /// An encoded image's file bytes; nil when this holds pixels.
     public var encoded: UnsafeRawBufferPointer? {

@@ -49,7 +49,7 @@ public final class GIFDecoder: ImageDecoding {
         let canvasWidth = screenWidth > 0 ? screenWidth : left + width
         let canvasHeight = screenHeight > 0 ? screenHeight : top + height
         guard canvasWidth * canvasHeight <= limits.maxPixels else { throw .tooLarge }
-        let colours = try palette(frame.ColorMap ?? gif.pointee.SColorMap, transparentIndex: transparentIndex)
+        let colours = try Self.palette(frame.ColorMap ?? gif.pointee.SColorMap, transparentIndex: transparentIndex)
 
         let geometry = OutputGeometry(displayedWidth: canvasWidth, height: canvasHeight, orientation: .up, options: options)
         let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: canvasWidth,
@@ -98,7 +98,7 @@ public final class GIFDecoder: ImageDecoding {
 
     /// The colour table as RGBA words, 256 entries so any 8-bit index is in range.
     /// Indices past the table, like the transparent one, stay fully transparent.
-    private func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparentIndex: Int?) throws(LoaderError) -> [UInt32] {
+    static func palette(_ map: UnsafeMutablePointer<ColorMapObject>?, transparentIndex: Int?) throws(LoaderError) -> [UInt32] {
         guard let map, let entries = map.pointee.Colors, map.pointee.ColorCount > 0 else { throw .decode }
         var colours = [UInt32](repeating: 0, count: 256)
         for index in 0..<min(Int(map.pointee.ColorCount), 256) where index != transparentIndex {
@@ -181,7 +181,7 @@ public final class GIFDecoder: ImageDecoding {
         }
     }
 
-    fileprivate static func readLine(_ gif: UnsafeMutablePointer<GifFileType>, into line: inout [GifPixelType])
+    static func readLine(_ gif: UnsafeMutablePointer<GifFileType>, into line: inout [GifPixelType])
         throws(LoaderError) {
         let result = line.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32($0.count)) }
         guard result == GIF_OK else { throw .decode }

@@ -17,7 +17,9 @@ struct JPEGMarkers: Sequence, IteratorProtocol {
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
-    private var offset = 2  // past SOI
+    /// Where the walk goes on: past the last segment given (after a scan, at the
+    /// 0xFF that ends its entropy-coded data, or at the end of the bytes).
+    private(set) var offset = 2  // past SOI
     /// Whether the walk stopped at an EOI marker, rather than at the end of the bytes
     /// or a damaged segment.
     private(set) var reachedEnd = false

@@ -112,7 +112,7 @@ public final class WebPDecoder: ImageDecoding {
         }
     }
 
-    private static func features(of bytes: UnsafeBufferPointer<UInt8>) throws(LoaderError) -> WebPBitstreamFeatures {
+    static func features(of bytes: UnsafeBufferPointer<UInt8>) throws(LoaderError) -> WebPBitstreamFeatures {
         var features = WebPBitstreamFeatures()
         guard let base = bytes.baseAddress, WebPGetFeatures(base, bytes.count, &features) == VP8_STATUS_OK,
               features.width > 0, features.height > 0
@@ -121,8 +121,9 @@ public final class WebPDecoder: ImageDecoding {
     }
 
     /// Decodes `input` as straight RGBA into `destination`, scaled by libwebp when
-    /// `scaled` differs from `fullSize`.
-    private static func decodeRGBA(_ input: UnsafeBufferPointer<UInt8>, fullSize: (width: Int, height: Int),
+    /// `scaled` differs from `fullSize`. The rows may lie inside a wider image (an
+    /// animation's canvas): only `4 * width` bytes of each are written.
+    static func decodeRGBA(_ input: UnsafeBufferPointer<UInt8>, fullSize: (width: Int, height: Int),
                                    scaled: (width: Int, height: Int), into destination: UnsafeMutableRawPointer,
                                    stride: Int) throws(LoaderError) {
         guard let base = input.baseAddress else { throw .decode }
@@ -137,7 +138,7 @@ public final class WebPDecoder: ImageDecoding {
         config.output.is_external_memory = 1
         config.output.u.RGBA.rgba = destination.assumingMemoryBound(to: UInt8.self)
         config.output.u.RGBA.stride = Int32(stride)
-        config.output.u.RGBA.size = stride * scaled.height
+        config.output.u.RGBA.size = stride * (scaled.height - 1) + 4 * scaled.width
         let status = WebPDecode(base, input.count, &config)
         // External memory is never freed by libwebp; this releases nothing else.
         WebPFreeDecBuffer(&config.output)

@@ -34,6 +34,14 @@ public final class Condition: @unchecked Sendable {
         return try body()
     }
 
+    /// Runs `body` with the mutex held if it is free now; nil when another thread
+    /// holds it (for a caller that must not wait on a lower-priority thread).
+    public func lockedIfFree<T>(_ body: () throws -> T) rethrows -> T? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
     /// With the mutex held: sleeps until signalled (spurious wake-ups possible, so
     /// callers loop on their predicate).
     public func wait() {

@@ -26,7 +26,10 @@ public final class NativeThread: @unchecked Sendable {
         case host
         /// Below it, at nice +10 (Android's THREAD_PRIORITY_BACKGROUND): work that can
         /// use a whole core (decoding, reading files). When the UI thread wakes for a
-        /// frame it gets a core at once instead of sharing one with a decode.
+        /// frame it gets a core at once instead of sharing one with a decode. Also
+        /// SCHED_BATCH: a worker the host wakes (a frame job queued) does not preempt
+        /// it, which made the frame calls wait out a worker's time slice
+        /// (bench-animation's 16 MiB run, host p99 3-6 ms against 0.2-0.7 ms).
         case background
 
         /// How far `background` lowers a thread: nice 0 gets about 10 times the CPU

@@ -10,22 +10,31 @@
 public final class WorkerPool: Sendable {
     public typealias Job = @Sendable (any ImageDecoding) -> Void
 
-    /// What the workers and the pool share, under `condition`'s mutex.
+    /// What the workers and the pool share, under `condition`'s mutex. Idle workers
+    /// sleep on `wakeups`, one count a job queued (and one a worker at shutdown), so
+    /// queueing from the host's thread never waits on a worker (see `Semaphore`).
     private final class State: @unchecked Sendable {
         let condition = Condition()
+        let wakeups = Semaphore()
+        let workers: Int
         // Guarded by condition's mutex.
         var queue = WorkerJobQueue()
         var stopping = false
         var joined = false
+
+        init(workers: Int) {
+            self.workers = workers
+        }
     }
 
-    private let state = State()
+    private let state: State
     private let threads: [NativeThread]
 
     /// Starts `threads` workers (at least one). Returns nil when the system refuses a
     /// thread; those already started are stopped first.
     public init?(threads count: Int, makeDecoder: @escaping @Sendable () -> any ImageDecoding) {
-        let state = self.state
+        let state = State(workers: max(1, count))
+        self.state = state
         var started: [NativeThread] = []
         for index in 0..<max(1, count) {
             guard let thread = NativeThread(name: "lazyimg-work\(index)", priority: .background, {
@@ -48,12 +57,27 @@ public final class WorkerPool: Sendable {
     /// the job) once shutdown has begun.
     @discardableResult
     public func submit(priority: Int, _ job: @escaping Job) -> Bool {
-        state.condition.locked {
+        let queued = state.condition.locked {
             guard !state.stopping else { return false }
             state.queue.push(priority: priority, job)
-            state.condition.signal()
             return true
         }
+        if queued { state.wakeups.signal() }
+        return queued
+    }
+
+    /// As `submit`, unless a worker holds the queue's lock at this moment: nil then,
+    /// and nothing is queued. For the host's thread, which must not wait on a decode
+    /// thread (they run at a lower priority, and can be kept off the CPU while they
+    /// hold it).
+    public func submitIfFree(priority: Int, _ job: @escaping Job) -> Bool? {
+        let queued = state.condition.lockedIfFree {
+            guard !state.stopping else { return false }
+            state.queue.push(priority: priority, job)
+            return true
+        }
+        if queued == true { state.wakeups.signal() }
+        return queued
     }
 
     /// The jobs waiting for a worker.
@@ -87,21 +111,21 @@ public final class WorkerPool: Sendable {
 
     /// With the mutex held.
     private static func _beginShutdown(_ state: State) {
+        guard !state.stopping else { return }
         state.stopping = true
         state.queue.removeAll()
-        state.condition.broadcast()
+        for _ in 0..<state.workers { state.wakeups.signal() }
     }
 
     private static func work(_ state: State, decoder: any ImageDecoding) {
         while true {
-            let next: Job? = state.condition.locked {
-                while state.queue.isEmpty && !state.stopping {
-                    state.condition.wait()
-                }
-                return state.stopping ? nil : state.queue.pop()
+            let (job, stop): (Job?, Bool) = state.condition.locked {
+                state.stopping ? (nil, true) : (state.queue.pop(), false)
             }
-            guard let job = next else { return }
-            job(decoder)
+            if stop { return }
+            // Nothing queued: sleep until a job (or shutdown) adds a count. A count
+            // left by a job another worker took only makes this look again.
+            if let job { job(decoder) } else { state.wakeups.wait() }
         }
     }
 }

@@ -16,6 +16,7 @@ extension ImageLoader {
         try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
             f.cache.remove(key)
+            f.dropRemovedAnimations()
         }
         transport.forgetRecentResponses(of: url)
         diskCache?.remove(group: url.bytes)

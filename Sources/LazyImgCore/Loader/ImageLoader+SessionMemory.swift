@@ -8,7 +8,13 @@ extension ImageLoader {
         guard let budget = configuration.session?.memoryBudget else { return }
         // Weak: the budget outlives the loader, whose deinit ends the membership.
         let membership = budget.join { [weak self] bound in
-            self?.front.withLock { f in f.cache.evictOldest(notNewerThan: bound) } ?? .gone
+            self?.front.withLock { f in
+                // Animation frames go before any image.
+                if let eviction = f.evictAnimationsForSession() { return eviction }
+                let eviction = f.cache.evictOldest(notNewerThan: bound)
+                f.dropRemovedAnimations()
+                return eviction
+            } ?? .gone
         }
         front.withLock { f in f.cache.joinSession(membership) }
     }

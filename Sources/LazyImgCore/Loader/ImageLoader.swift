@@ -41,6 +41,8 @@ public final class ImageLoader: Sendable {
     let restingView: RestingView
     /// What running downloads and files waiting to decode may hold together.
     let downloadBudget: DownloadBudget
+    /// Animation frames decoded, counted by the decode jobs, which take no lock.
+    let framesDecoded = Atomic<UInt64>(0)
     /// Set once shutdown begins: the view calls check it without a lock.
     private let shutDown = Atomic<Bool>(false)
 
@@ -270,10 +272,12 @@ public final class ImageLoader: Sendable {
             stats.requests = f.stats.requests
             stats.memoryHits = f.stats.memoryHits
             stats.deferred = f.stats.deferred
-            stats.memoryCacheBytes = UInt64(f.cache.totalCost)
+            stats.memoryCacheBytes = UInt64(f.cache.totalCost + f.cache.reservedBytes)
+            stats.animationBytes = UInt64(f.cache.reservedBytes)
             stats.memoryCacheCount = UInt64(f.cache.count)
         }
         stats.eventsDelivered = delivery.delivered.load(ordering: .relaxed)
+        stats.framesDecoded = framesDecoded.load(ordering: .relaxed)
         if let disk = diskCache?.statistics {
             stats.diskBytes = disk.bytes
             stats.diskEntries = disk.entries
@@ -296,9 +300,14 @@ public final class ImageLoader: Sendable {
     /// large heap).
     public func trimMemory(_ level: TrimLevel) {
         front.withLock { f in
+            // Animation frames go first.
+            f.trimAnimations(level)
             switch level {
-            case .moderate: f.cache.evict(downTo: f.cache.capacity / 2)
-            case .complete: f.cache.removeAll()
+            case .moderate:
+                f.cache.evict(downTo: max(0, f.cache.capacity / 2 - f.animations.bytes))
+                f.dropRemovedAnimations()
+            case .complete:
+                f.cache.removeAll()
             }
         }
         if level == .complete {
@@ -340,6 +349,7 @@ public final class ImageLoader: Sendable {
             guard !f.isShuttingDown else { return nil }
             f.isShuttingDown = true
             shutDown.store(true, ordering: .releasing)
+            f.animations.removeAll()
             // Its images no longer count against the session's other loaders.
             f.cache.leaveSession()
             return f.cancelAll { _ in true }

@@ -12,6 +12,9 @@ extension LoaderConfiguration {
     func imageRequest(for url: ImageURL) -> DataRequest {
         var request = dataRequest(for: url)
         request.accept = ImageFormat.acceptHeader
+        // Pixels in a box: the network may stop at a progressive JPEG's DC scans. The
+        // host that decodes itself gets whole files.
+        if fetchesDCScansOnly, output == .pixels, target != .original { request.dcScansBox = decodeOptions }
         return request
     }
 }

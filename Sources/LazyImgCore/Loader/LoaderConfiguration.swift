@@ -12,6 +12,9 @@ public struct LoaderConfiguration: Sendable {
     /// decoder, or a terminal protocol that takes PNG).
     public var output: ImageOutput = .pixels
     public var memoryCacheBytes = 64 << 20
+    /// Decoded frames one animation may keep ahead of the one shown; 0 = animations
+    /// are not played, images are first frames (and no file bytes are kept).
+    public var animationBufferBytes = 0
     /// Downloads at once: a screenful (10+ rows) plus the rows ahead start in one round.
     public var maxConcurrentDownloads = 16
     /// Connections to one host at once (HTTP/1.1), and downloads to one host at once
@@ -64,6 +67,10 @@ public struct LoaderConfiguration: Sendable {
     /// When the network fails (or the server answers 5xx), answer with a stale disk
     /// copy instead of the error.
     public var serveStaleOnError = true
+    /// A box that a progressive JPEG fills from DCT scale 1/8 gets only the file's
+    /// start, up to its DC scans, when the server serves byte ranges (`JPEGDCScans`);
+    /// false fetches every file whole.
+    public var fetchesDCScansOnly = true
     /// Shared network, download table, disk cache and memory budget; nil = the
     /// loader's own. With a session, its disk cache replaces `diskCacheDirectory`,
     /// and `memoryCacheBytes` still limits this loader within the session's budget.

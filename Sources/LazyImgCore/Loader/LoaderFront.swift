@@ -8,6 +8,9 @@ struct LoaderFront {
     /// One key per row (nil: no image), made once when the rows arrive.
     var rows = RowKeys()
     var cache: MemoryCache
+    var animations = AnimationPlayers()
+    /// The visible rows as the scheduler last saw them (nil before the first range).
+    var visible: Range<Int>?
     var failures: FailureRecords
     /// Tickets whose one event has not been queued yet: the host's cancel, a new list
     /// and shutdown end them here, the scheduler's decisions through `retire`.

@@ -36,6 +36,11 @@ public struct LoaderStats: Sendable, Equatable {
     /// Body bytes not downloaded again: kept when a download stopped early and
     /// completed by a Range request (`DataResponse.resumedBytes`).
     public var bytesResumed: UInt64 = 0
+    /// Animation frames decoded into a player's buffer.
+    public var framesDecoded: UInt64 = 0
+    /// Now: what the animations' buffered frames and canvases hold (part of
+    /// `memoryCacheBytes`).
+    public var animationBytes: UInt64 = 0
 
     public init() {}
 }

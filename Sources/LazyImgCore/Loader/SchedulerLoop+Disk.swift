@@ -24,8 +24,11 @@ extension SchedulerLoop {
         let now = HTTPCacheMetadata.now
         let request = configuration.dataRequest(for: key.url)
         let thumbnailKey = DiskCache.Key(request: request, variant: DiskCacheThumbnail.variant(key.options))
+        // An animation's thumbnail holds its first frame only: one that plays needs
+        // the original.
         if storesThumbnails(key), let thumbnail = disk.read(thumbnailKey), thumbnail.metadata.isFresh(now: now),
-           thumbnail.metadata.isSelected(by: request), let image = DiskCacheThumbnail.decode(thumbnail.body) {
+           thumbnail.metadata.isSelected(by: request), let image = DiskCacheThumbnail.decode(thumbnail.body),
+           !(image.isAnimated && configuration.playsAnimations) {
             return .image(image, decoded: false)
         }
         guard let original = disk.read(DiskCache.Key(request: request)), original.metadata.isSelected(by: request)
@@ -52,7 +55,7 @@ extension SchedulerLoop {
         let request = configuration.dataRequest(for: key.url)
         var metadata: HTTPCacheMetadata
         switch origin {
-        case .network:
+        case .network, .dcScans:
             guard HTTPCacheMetadata.allowsStoring(headers) else { return }
             metadata = HTTPCacheMetadata(headers: headers, now: HTTPCacheMetadata.now)
             metadata.selectingHeaders = HTTPCacheMetadata.selectingHeaders(vary: headers.vary, of: request)
@@ -61,7 +64,7 @@ extension SchedulerLoop {
         case .stale:
             return
         }
-        diskCache.store(DiskCache.Key(request: request), body: bytes, metadata: metadata)
+        if origin != .dcScans { diskCache.store(DiskCache.Key(request: request), body: bytes, metadata: metadata) }
         if let image, storesThumbnails(key) {
             diskCache.store(DiskCache.Key(request: request, variant: DiskCacheThumbnail.variant(key.options)),
                             body: DiskCacheThumbnail.encode(image), metadata: metadata, durable: false)

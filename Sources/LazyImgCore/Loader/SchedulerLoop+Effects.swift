@@ -19,7 +19,11 @@ extension SchedulerLoop {
             case .startDownload(let id, let url, let validators):
                 var request = configuration.imageRequest(for: url)
                 request.memoryBudget = downloadBudget
-                if let validators { request.validators = validators }
+                if let validators {
+                    request.validators = validators
+                    // The copy to revalidate is the whole file.
+                    request.dcScansBox = nil
+                }
                 let completion = downloadCompletion
                 // Another loader of the session downloaded it a moment ago: its
                 // response, handed on like a completion.
@@ -35,10 +39,7 @@ extension SchedulerLoop {
             case .decode(let work):
                 queueDecode(work)
             case .cache(let image, let key, let unseenPrefetch):
-                front.withLock { f in
-                    f.cache.insert(image, for: key, unseenPrefetch: unseenPrefetch)
-                    f.imagesCached &+= 1
-                }
+                front.withLock { f in f.insertImage(image, for: key, unseenPrefetch: unseenPrefetch) }
                 cached = true
             case .recordFailure(let url, let failure):
                 front.withLock { $0.failures.record(url, error: failure.error, httpStatus: failure.httpStatus,
@@ -108,8 +109,9 @@ extension SchedulerLoop {
     func makeImage(_ bytes: [UInt8], _ key: CacheKey, decoder: any ImageDecoding) -> Result<DecodedImage, LoaderError> {
         if configuration.output == .encoded { return Self.encodedImage(bytes) }
         do throws(LoaderError) {
-            return .success(try decoder.decode(bytes, options: key.options,
-                                               limits: configuration.decodeLimits))
+            let image = try decoder.decode(bytes, options: key.options, limits: configuration.decodeLimits)
+            configuration.attachAnimation(to: image, from: bytes)
+            return .success(image)
         } catch {
             return .failure(error)
         }

@@ -58,6 +58,7 @@ final class SchedulerLoop: @unchecked Sendable {
     private var effects: [SchedulerEffect] = []
     private var events: [LoaderEvent] = []
     private var hostInputsRead: UInt64 = 0
+    private var lastVisible: Range<Int>?
     /// On the monotonic clock, whatever the loader's clock: naps are real time.
     private var lastHostInput: Int64 = .min / 2
 
@@ -177,6 +178,12 @@ final class SchedulerLoop: @unchecked Sendable {
     /// What the host's threads read without asking the scheduler.
     private func publish() {
         hostView.publishLanding(scheduler.window.landing)
+        // The front's frame calls play only visible rows' animations, and those that
+        // left stop decoding: a short hold, once per change of the visible rows.
+        if scheduler.window.visible != lastVisible {
+            lastVisible = scheduler.window.visible
+            front.withLock { [lastVisible] f in f.visibleRowsChanged(lastVisible) }
+        }
         restingView.publish(isSettled ? scheduler.view.visible : nil, afterInputs: hostInputsRead)
         var stats = scheduler.stats
         stats.inFlight = UInt64(scheduler.downloading)

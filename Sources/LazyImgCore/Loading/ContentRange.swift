@@ -28,9 +28,11 @@ struct ContentRange {
     }
 
     /// Whether these bytes are exactly the rest of `partial`: from its end to the
-    /// end of a body as long as it was announced.
-    func continues(_ partial: PartialBody) -> Bool {
-        first == partial.bytes.count && last == partial.length - 1 && (complete == nil || complete == partial.length)
+    /// end of a body as long as it was announced, or to `end` (exclusive) when the
+    /// request asked for bytes up to there.
+    func continues(_ partial: PartialBody, upTo end: Int? = nil) -> Bool {
+        first == partial.bytes.count && last == (end ?? partial.length) - 1
+            && (complete == nil || complete == partial.length)
     }
 
     /// At most 18 digits, so the value fits an Int whatever they are.

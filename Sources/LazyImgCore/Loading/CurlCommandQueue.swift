@@ -27,6 +27,8 @@ final class CurlCommandQueue: Sendable {
         /// Those of `cancels` whose partial bodies may be kept.
         var keepingBytes: Set<TransferID> = []
         var answers: [NameAnswer] = []
+        /// URLs whose kept partial bodies go (nil: all of them), before any start.
+        var forgotten: [ImageURL?] = []
         /// A download budget got bytes back: paused transfers may go on.
         var hasRoom = false
         var isStopping = false
@@ -35,7 +37,7 @@ final class CurlCommandQueue: Sendable {
         /// wakes the network thread (a write to libcurl's wake-up socket, a syscall
         /// the host thread paid per start and cancel): a wake-up stays pending until
         /// curl_multi_poll sees it, and the thread takes the whole batch when it wakes.
-        var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && answers.isEmpty && !hasRoom }
+        var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && answers.isEmpty && forgotten.isEmpty && !hasRoom }
     }
 
     // @unchecked for the raw multi pointer: through it, other threads only ever call
@@ -71,6 +73,15 @@ final class CurlCommandQueue: Sendable {
             if state.pending.isEmpty { curl_multi_wakeup(multi) }
             state.pending.cancels.insert(id)
             if keepingBytes { state.pending.keepingBytes.insert(id) } else { state.pending.keepingBytes.remove(id) }
+        }
+    }
+
+    /// The host forgot `url` (nil: everything): its kept bytes must not answer again.
+    func enqueueForget(_ url: ImageURL?) {
+        state.withLock { state in
+            guard let multi = state.multiToWake else { return }
+            if state.pending.isEmpty { curl_multi_wakeup(multi) }
+            state.pending.forgotten.append(url)
         }
     }
 
@@ -111,6 +122,7 @@ final class CurlCommandQueue: Sendable {
             swap(&batch.cancels, &state.pending.cancels)
             swap(&batch.keepingBytes, &state.pending.keepingBytes)
             swap(&batch.answers, &state.pending.answers)
+            swap(&batch.forgotten, &state.pending.forgotten)
             swap(&batch.hasRoom, &state.pending.hasRoom)
             return batch
         }

@@ -88,6 +88,13 @@ public final class CurlDataLoader: DataLoading {
         commands.enqueueCancel(id, keepingBytes: true)
     }
 
+    /// Never blocks. The kept partial bodies of `url` (nil: all) go: a kept JPEG start
+    /// may answer a small box without asking the server (`CurlTransfer+DCScans`), and
+    /// the host that forgot a URL wants it downloaded again.
+    public func forgetRecentResponses(of url: ImageURL?) {
+        commands.enqueueForget(url)
+    }
+
     /// Never blocks for long: a dictionary lookup under a lock the network thread
     /// takes only when a transfer starts or ends, then two atomic loads.
     public func progress(of id: TransferID) -> TransferProgress? {

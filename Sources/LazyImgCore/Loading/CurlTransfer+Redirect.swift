@@ -19,6 +19,19 @@ extension CurlTransfer {
         /// The start of the body kept from an earlier download of the request, for
         /// the hop to the URL that served it (CurlTransfer+Resume).
         var partial: PartialBody?
+        /// Where this hop's range ends (exclusive) when it asks for more of a JPEG's
+        /// start (CurlTransfer+DCScans); nil asks for all the rest.
+        var askedEnd: Int?
+        /// Of `partial`, the bytes this transfer's own earlier hops fetched (not
+        /// resumed from an earlier download), for bytes_downloaded.
+        var continuedBytes = 0
+        /// How many hops asked for a JPEG's start so far.
+        var startHops = 0
+        /// How many bytes the first hop asks for, when it asks for a JPEG's start.
+        var firstRange = CurlTransfer.firstRangeBytes
+        /// Where what the bodies say of their DC scans is learnt (`DCScanHints`), for
+        /// a request that may end at them; kept over every hop.
+        var hintKey: DCScanHints.Key?
 
         init(_ request: DataRequest, startingAt now: Int64) {
             self.request = request
@@ -37,11 +50,14 @@ extension CurlTransfer {
         case finished(DataResponse)
         /// A redirect's hop, or this one again from the first byte (CurlTransfer+Resume).
         case next(Hop)
+        /// A response, and the body's start to keep for a larger box (CurlTransfer+DCScans).
+        case finishedLeaving(DataResponse, PartialBody)
     }
 
     /// How the hop ended: a response for the caller, or the next hop to start.
     func outcome(finishedWith code: CURLcode) -> Outcome {
         if let again = hopFromTheFirstByte(finishedWith: code) { return .next(again) }
+        if let step = startStep(finishedWith: code) { return step }
         guard code == CURLE_OK, [301, 302, 303, 307, 308].contains(lastHTTPStatus), let location = redirectURL else {
             return .finished(response(finishedWith: code))
         }

@@ -18,6 +18,11 @@ extension CurlTransfer {
         case asked(PartialBody)
         /// A 206 for the rest: the body continues the partial one.
         case appending(PartialBody)
+        /// Asked for the file's first bytes, up to `end` (CurlTransfer+DCScans).
+        case askedStart(upTo: Int)
+        /// A 206 for the file's first bytes: `total` long in all, and what If-Range may
+        /// carry when more is asked for (nil: nothing may be).
+        case receivingStart(total: Int, validator: String?)
         /// The answer cannot continue the partial body: start again.
         case restartNeeded
 
@@ -25,13 +30,25 @@ extension CurlTransfer {
             if case .appending = self { true } else { false }
         }
 
+        /// Whether a 206 is the answer asked for, whose body is kept.
+        var takes206: Bool {
+            switch self {
+            case .appending, .receivingStart: true
+            default: false
+            }
+        }
+
         /// Whether this hop took the partial body: later hops never get it.
         var wasOffered: Bool {
             if case .none = self { false } else { true }
         }
 
-        var rangeHeaders: [String] {
-            if case .asked(let partial) = self { partial.rangeHeaders } else { [] }
+        func rangeHeaders(upTo end: Int?) -> [String] {
+            switch self {
+            case .asked(let partial): partial.rangeHeaders(upTo: end)
+            case .askedStart(let end): ["Range: bytes=0-\(end - 1)"]
+            default: []
+            }
         }
     }
 
@@ -48,9 +65,10 @@ extension CurlTransfer {
     /// The final headers ended (header callback). False aborts the hop, to start
     /// it again from the first byte.
     func answerDidArrive() -> Bool {
+        if case .askedStart(let end) = resumption { return startDidArrive(askedUpTo: end) }
         guard case .asked(let partial) = resumption else { return true }
         let status = lastHTTPStatus
-        if status == 206, ContentRange(header("Content-Range"))?.continues(partial) == true {
+        if status == 206, ContentRange(header("Content-Range"))?.continues(partial, upTo: hop.askedEnd) == true {
             resumption = .appending(partial)
             return true
         }
@@ -70,12 +88,17 @@ extension CurlTransfer {
         switch resumption {
         case .restartNeeded: break
         case .appending(let partial) where code == CURLE_OK
-                && body.prefixLength.addingClamped(bytesReceived) != partial.length: break
+                && body.prefixLength.addingClamped(bytesReceived) != (hop.askedEnd ?? partial.length): break
+        case .receivingStart(let total, _) where code == CURLE_OK && bytesReceived > total: break
         default: return nil
         }
         var again = hop
         again.partial = nil
-        again.earlierBytes = hop.earlierBytes.addingClamped(bytesReceived)
+        again.askedEnd = nil
+        // From the first byte, the whole file: asking for its start again could end alike.
+        again.request.dcScansBox = nil
+        again.continuedBytes = 0
+        again.earlierBytes = hop.earlierBytes.addingClamped(hop.continuedBytes).addingClamped(bytesReceived)
         again.deadline = deadline
         return again
     }
@@ -85,8 +108,11 @@ extension CurlTransfer {
     /// before its end: cancelled, or cut off by the network.
     func takePartialBody() -> PartialBody? {
         switch resumption {
-        case .restartNeeded:
+        case .restartNeeded, .askedStart:
             return nil
+        case .receivingStart(let total, let validator):
+            guard let validator, bytesReceived > 0, bytesReceived < total else { return nil }
+            return PartialBody(bytes: body.take(), servedBy: hop.request.url, validator: validator, length: total)
         case .asked(let partial):
             // Stopped before the answer came: the kept bytes are as they were.
             body.dropPrefix(owner: ObjectIdentifier(self))

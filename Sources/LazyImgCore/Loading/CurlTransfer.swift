@@ -29,6 +29,9 @@ final class CurlTransfer {
     private(set) var deadline: Int64?
     /// Since when the write callback has held the transfer paused for budget room.
     private(set) var pausedAt: Int64?
+    /// Once a transfer that may stall has been resumed (see `UnpauseStall`): the
+    /// moment by which more of its body must arrive, and its length so far.
+    private(set) var stallCheck: (by: Int64, received: Int)?
     /// Header bytes of this hop so far, the status lines of 1xx answers included.
     private var headerBytes = 0
     private var headersTooLarge = false
@@ -82,6 +85,7 @@ final class CurlTransfer {
         }
         body = ResponseBody(limit: maxResponseBytes, budget: request.memoryBudget)
         offerPartialBody(limit: maxResponseBytes)
+        askForTheStart()
         // What is left of the transfer's time after earlier hops and the name lookup.
         // The loop enforces the deadline itself (CurlTransferLoop.expireOverdue), as
         // libcurl's CURLOPT_TIMEOUT_MS would count the time a transfer is paused.
@@ -144,7 +148,7 @@ final class CurlTransfer {
         // No CURLOPT_ACCEPT_ENCODING: images are compressed already, and decompressing
         // would let a small response grow past maxResponseBytes behind our back.
         for line in request.withAccept(request.policy.headers(request.headers, for: request.url, startingAt: hop.firstURL))
-            + request.validators + resumption.rangeHeaders {
+            + request.validators + resumption.rangeHeaders(upTo: hop.askedEnd) {
             guard let extended = curl_slist_append(headerList, line) else { return .noMemory }
             headerList = extended
         }
@@ -202,7 +206,7 @@ final class CurlTransfer {
                 counters.didAnnounce(length: Int(clamping: announced))
             }
         }
-        let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus) || resumption.isAppending,
+        let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus) || resumption.takes206,
                                      owner: ObjectIdentifier(self))
         switch reception {
         case .taken: counters.didReceive(total: body.received)
@@ -220,6 +224,22 @@ final class CurlTransfer {
         pausedAt = nil
         deadline = deadline.map { $0.addingClamped(now - since) }
         _ = curl_easy_pause(easy, CURLPAUSE_CONT)
+        if pausedAt == nil, stallCheck != nil || UnpauseStall.mayStall(easy) {
+            stallCheck = (now.addingClamped(UnpauseStall.milliseconds), body.received)
+        }
+    }
+
+    /// Whether the transfer, resumed at least once, has received nothing for
+    /// `UnpauseStall.milliseconds` while running. The stall may come after the
+    /// first bytes that follow the resume (those libcurl held), so every arrival
+    /// moves the moment on rather than ending the watch.
+    func hasStalled(now: Int64) -> Bool {
+        guard let check = stallCheck, pausedAt == nil else { return false }
+        if body.received > check.received {
+            stallCheck = (now.addingClamped(UnpauseStall.milliseconds), body.received)
+            return false
+        }
+        return now >= check.by
     }
 
     /// The loop is done with the transfer: its charge goes back to the budget.
@@ -269,15 +289,29 @@ final class CurlTransfer {
             result = .success(body.take())
         }
         // A body completed by a 206 is the whole resource, as a 200 would have brought it.
-        let appended = resumption.isAppending && code == CURLE_OK
+        let appended = resumption.takes206 && code == CURLE_OK
         var response = DataResponse(result: result, httpStatus: appended ? 200 : status,
-                                    bytesReceived: hop.earlierBytes.addingClamped(bytesReceived),
-                                    retryAfterMilliseconds: retryAfterMilliseconds,
-                                    cacheHeaders: HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
-                                                                   cacheControl: listHeader("Cache-Control"),
-                                                                   vary: listHeader("Vary")))
-        if appended, case .success = result { response.resumedBytes = body.prefixLength }
+                                    bytesReceived: receivedInAll, retryAfterMilliseconds: retryAfterMilliseconds,
+                                    cacheHeaders: cacheHeaders)
+        if appended, case .success = result { response.resumedBytes = resumedBytes }
         return response
+    }
+
+    /// Body bytes of every hop of the transfer: redirect pages, its own earlier
+    /// ranges and this hop's.
+    var receivedInAll: Int {
+        hop.earlierBytes.addingClamped(hop.continuedBytes).addingClamped(bytesReceived)
+    }
+
+    /// Of the body's bytes, those kept from an earlier download and not fetched again.
+    var resumedBytes: Int {
+        max(0, body.prefixLength - hop.continuedBytes)
+    }
+
+    /// What the final response said about caching its body.
+    var cacheHeaders: HTTPCacheHeaders {
+        HTTPCacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
+                         cacheControl: listHeader("Cache-Control"), vary: listHeader("Vary"))
     }
 
     /// Whose fault a hop's end was, when it was the server's reply.
@@ -289,7 +323,7 @@ final class CurlTransfer {
         if status != 0 && !(100..<600).contains(status) { return .badStatus(status) }
         guard code == CURLE_OK else { return nil }
         switch status {
-        case 206 where resumption.isAppending: return nil
+        case 206 where resumption.takes206: return nil
         case 204, 205, 206: return .noBodyForThisRequest(status)
         // Answers the validators of a stale disk copy; without them there is nothing to reuse.
         case 304 where hop.request.validators.isEmpty: return .noBodyForThisRequest(status)

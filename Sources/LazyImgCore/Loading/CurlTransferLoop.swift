@@ -21,6 +21,7 @@ final class CurlTransferLoop: @unchecked Sendable {
     private let clock = MonotonicClock()
     /// Bodies of transfers that stopped early, for the next start of each request.
     private var partialBodies: PartialBodies
+    private var dcScanHints = DCScanHints()
 
     /// How long curl_multi_poll sleeps when nothing happens; wake-ups and libcurl's
     /// own timers end the wait sooner, so this only bounds a lost wake-up.
@@ -70,15 +71,18 @@ final class CurlTransferLoop: @unchecked Sendable {
         var first = awaitingNames.earliestDeadline
         for transfer in transfersByID.values where transfer.pausedAt == nil {
             if let deadline = transfer.deadline { first = min(first ?? deadline, deadline) }
+            if let check = transfer.stallCheck { first = min(first ?? check.by, check.by) }
         }
         guard let first else { return Self.idlePollMilliseconds }
         return Int32(clamping: max(0, min(Int64(Self.idlePollMilliseconds), first - clock.nowMilliseconds)))
     }
 
-    /// Starts and cancels what was queued. Returns the starts that failed at once
-    /// (bad URL, no memory), to be completed like any other finished transfer.
+    /// Forgets, cancels and starts what was queued. Returns the starts that ended at
+    /// once (a bad URL, no memory; or answered by a kept JPEG start), to be completed
+    /// like any other finished transfer.
     private func apply(_ batch: Batch) -> [Finished] {
         var failed: [Finished] = []
+        for url in batch.forgotten { partialBodies.forget(url) }
         if !batch.cancels.isEmpty {
             counters.withLock { counters in
                 for id in batch.cancels { counters[id] = nil }
@@ -103,6 +107,16 @@ final class CurlTransferLoop: @unchecked Sendable {
             let progress = TransferCounters()
             var hop = CurlTransfer.Hop(start.request, startingAt: now)
             if !partialBodies.isEmpty { hop.partial = partialBodies.take(for: PartialBody.Key(start.request)) }
+            if let key = DCScanHints.Key(start.request) {
+                hop.hintKey = key
+                if let range = dcScanHints.firstRange(for: key) { hop.firstRange = range } else { hop.request.dcScansBox = nil }
+                if let answer = hop.continueKeptStart() {
+                    // The kept start holds the DC scans already: answered without the network.
+                    if let partial = hop.partial { keepPartialBody(partial, of: hop) }
+                    failed.append((start.id, start.completion, answer))
+                    continue
+                }
+            }
             if let error = begin(start.id, hop, progress, start.completion) {
                 fail(error)
             } else {
@@ -190,7 +204,8 @@ final class CurlTransferLoop: @unchecked Sendable {
                                                                  bytesReceived: waiting.hop.earlierBytes)))
         }
         for (id, transfer) in transfersByID where transfer.pausedAt == nil {
-            guard let deadline = transfer.deadline, deadline <= now else { continue }
+            let overdue = transfer.deadline.map { $0 <= now } ?? false
+            guard overdue || transfer.hasStalled(now: now) else { continue }
             transfersByID[id] = nil
             keepPartialBody(of: transfer)
             detach(transfer)
@@ -224,16 +239,29 @@ final class CurlTransferLoop: @unchecked Sendable {
             case .finished(let response):
                 // Cut off: a retry may ask for the rest.
                 if case .failure(.network) = response.result { keepPartialBody(of: transfer) }
+                learnDCScans(of: transfer, from: response)
+                finished.append((transfer.id, transfer.completion, response))
+            case .finishedLeaving(let response, let partial):
+                // A JPEG's start that served a small box: a larger one continues it.
+                keepPartialBody(partial, of: transfer.hop)
+                learnDCScans(of: transfer, from: response)
                 finished.append((transfer.id, transfer.completion, response))
             case .next(let next):
                 // The next hop keeps the transfer's ID, so a cancel still reaches it.
                 if let error = begin(transfer.id, next, transfer.counters, transfer.completion) {
                     finished.append((transfer.id, transfer.completion,
-                                     DataResponse(result: .failure(error), httpStatus: 0, bytesReceived: next.earlierBytes)))
+                                     DataResponse(result: .failure(error), httpStatus: 0, bytesReceived: next.earlierBytes.addingClamped(next.continuedBytes))))
                 }
             }
         }
         return finished
+    }
+
+    /// What a body fetched for a box that may need only DC scans says of them, for the
+    /// next requests to its origin.
+    private func learnDCScans(of transfer: CurlTransfer, from response: DataResponse) {
+        guard let key = transfer.hop.hintKey, case .success(let body) = response.result else { return }
+        dcScanHints.learn(key, body: body)
     }
 
     /// Keeps the start of a stopped transfer's body for the next start of its request.

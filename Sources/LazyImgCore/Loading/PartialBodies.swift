@@ -32,6 +32,11 @@ struct PartialBodies {
         bytes += body.cost
     }
 
+    /// Drops the bodies of `url` under any credentials; nil drops all.
+    mutating func forget(_ url: ImageURL?) {
+        for key in order where url == nil || key.url == url { _ = take(for: key) }
+    }
+
     /// The partial body kept for `key`, no longer kept here.
     mutating func take(for key: PartialBody.Key) -> PartialBody? {
         guard let body = byKey.removeValue(forKey: key) else { return nil }

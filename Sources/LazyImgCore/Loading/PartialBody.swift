@@ -26,10 +26,11 @@ struct PartialBody {
     /// The whole body's length, as the response announced it; more than `bytes`.
     let length: Int
 
-    /// The lines that ask for the rest. A validator is the server's: sent as it
-    /// came, so it must be one clean header line (`ResumableResponse` checks).
-    var rangeHeaders: [String] {
-        ["Range: bytes=\(bytes.count)-", "If-Range: \(validator)"]
+    /// The lines that ask for the rest, or for the bytes up to `end` (exclusive)
+    /// when given. A validator is the server's: sent as it came, so it must be one
+    /// clean header line (`ResumableResponse` checks).
+    func rangeHeaders(upTo end: Int?) -> [String] {
+        ["Range: bytes=\(bytes.count)-\(end.map { String($0 - 1) } ?? "")", "If-Range: \(validator)"]
     }
 
     /// The bytes to pay for: their storage, after trimming what they did not use.

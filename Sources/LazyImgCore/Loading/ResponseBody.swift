@@ -66,6 +66,9 @@ struct ResponseBody {
         return .taken
     }
 
+    /// The kept bytes so far, left in the body.
+    var kept: [UInt8] { bytes }
+
     /// The kept bytes, handed over; the body is empty after.
     mutating func take() -> [UInt8] {
         defer { bytes = [] }

@@ -43,9 +43,17 @@ public final class TransferCoalescer: Sendable {
         var id: TransferID
     }
 
+    /// One download and who waits for it. Requests that differ only in the box they
+    /// may end at a JPEG's DC scans for (`DataRequest.dcScansBox`) share it: a
+    /// subscriber that a DC-only body does not serve gets a follow-up download,
+    /// which continues that body (`DCScansFollowUp`).
     private struct SharedTransfer {
         var key: RequestKey
+        /// As started: the first subscriber's.
+        var request: DataRequest
         var subscribers: [Subscriber: @Sendable (TransferID, DataResponse) -> Void] = [:]
+        /// Each subscriber's own box for the DC scans (nil: the whole file).
+        var boxes: [Subscriber: DecodeOptions?] = [:]
     }
 
     private struct State {
@@ -128,27 +136,36 @@ public final class TransferCoalescer: Sendable {
         let key = RequestKey(request)
         let now = reusing ? clock.nowMilliseconds : 0
         return state.withLock { s -> DataResponse? in
-            if reusing, let response = s.recent.response(for: key, now: now) { return response }
+            if reusing, let response = s.recent.response(for: key, now: now),
+               DCScansFollowUp.serves(response, box: request.dcScansBox) {
+                return response
+            }
             if let shared = s.transferByKey[key] {
                 s.transfers[shared]?.subscribers[subscriber] = completion
+                s.transfers[shared]?.boxes[subscriber] = .some(request.dcScansBox)
                 s.transferBySubscriber[subscriber] = shared
                 return nil
             }
-            s.lastID += 1
-            let id = s.lastID
-            var transfer = SharedTransfer(key: key)
-            transfer.subscribers[subscriber] = completion
-            s.transfers[id] = transfer
-            s.transferByKey[key] = id
-            s.transferBySubscriber[subscriber] = id
-            // Under the lock, so a cancel cannot reach the network before the start.
-            network.start(id, request) { [weak self] id, response in self?.complete(id, response) }
+            _start(request, for: [subscriber: completion], boxes: [subscriber: request.dcScansBox], key: key, in: &s)
             return nil
         }
     }
 
+    /// A new shared transfer of `request` for `subscribers`. (State lock held, so a
+    /// cancel cannot reach the network before the start.)
+    private func _start(_ request: DataRequest, for subscribers: [Subscriber: @Sendable (TransferID, DataResponse) -> Void],
+                        boxes: [Subscriber: DecodeOptions?], key: RequestKey, in s: inout State) {
+        s.lastID += 1
+        let id = s.lastID
+        s.transfers[id] = SharedTransfer(key: key, request: request, subscribers: subscribers, boxes: boxes)
+        s.transferByKey[key] = id
+        for subscriber in subscribers.keys { s.transferBySubscriber[subscriber] = id }
+        network.start(id, request) { [weak self] id, response in self?.complete(id, response) }
+    }
+
     fileprivate func forgetRecentResponses(of url: ImageURL?) {
         state.withLock { s in s.recent.forget { url == nil || $0.url == url } }
+        network.forgetRecentResponses(of: url)
     }
 
     /// The last subscriber to leave decides whether the bytes may be kept.
@@ -156,6 +173,7 @@ public final class TransferCoalescer: Sendable {
         state.withLock { s in
             guard let id = s.transferBySubscriber.removeValue(forKey: subscriber) else { return }
             s.transfers[id]?.subscribers[subscriber] = nil
+            s.transfers[id]?.boxes[subscriber] = nil
             if s.transfers[id]?.subscribers.isEmpty == true, let transfer = s.transfers.removeValue(forKey: id) {
                 s.transferByKey[transfer.key] = nil
                 if keepingBytes { network.cancelKeepingBytes(id) } else { network.cancel(id) }
@@ -183,8 +201,23 @@ public final class TransferCoalescer: Sendable {
             s.transferByKey[transfer.key] = nil
             // In the same hold as the removal: a request after it finds this instead.
             if let reusable { s.recent.add(response, for: transfer.key, bytes: reusable, now: now) }
-            for subscriber in transfer.subscribers.keys { s.transferBySubscriber[subscriber] = nil }
-            return transfer.subscribers
+            var served = transfer.subscribers
+            // Those a DC-only body does not serve download on, one follow-up per box;
+            // the network continues the body it kept.
+            var unserved: [DecodeOptions?: [Subscriber]] = [:]
+            for (subscriber, box) in transfer.boxes where !DCScansFollowUp.serves(response, box: box) {
+                unserved[box, default: []].append(subscriber)
+            }
+            for (box, group) in unserved {
+                var request = transfer.request
+                request.dcScansBox = box
+                var completions: [Subscriber: @Sendable (TransferID, DataResponse) -> Void] = [:]
+                for subscriber in group { completions[subscriber] = served.removeValue(forKey: subscriber) }
+                _start(request, for: completions, boxes: Dictionary(uniqueKeysWithValues: group.map { ($0, box) }),
+                       key: transfer.key, in: &s)
+            }
+            for subscriber in served.keys { s.transferBySubscriber[subscriber] = nil }
+            return served
         }
         for (subscriber, completion) in subscribers { completion(subscriber.id, response) }
     }

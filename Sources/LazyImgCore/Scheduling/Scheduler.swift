@@ -447,8 +447,9 @@ final class Scheduler {
         case .success(let bytes):
             // With a disk cache, encoded output too goes through a worker: it writes
             // the file after answering, and a loader destroyed meanwhile waits for it.
-            queueDecode(job, bytes, httpStatus: response.httpStatus, source: origin == .network ? .network : .disk,
-                        origin: origin, headers: response.cacheHeaders)
+            let source: ImageSource = origin == .network || origin == .dcScans ? .network : .disk
+            queueDecode(job, bytes, httpStatus: response.httpStatus, source: source, origin: origin,
+                        headers: response.cacheHeaders)
         case .failure(let error):
             stats.downloadsFailed += 1
             downloadDidFail(key, error, response)
@@ -460,7 +461,9 @@ final class Scheduler {
     /// failure or a 5xx when stale answers are allowed.
     private func resolveWithDiskCopy(_ copy: DiskCache.Entry?, _ response: DataResponse,
                                      wallClock: Int64) -> (DataResponse, DownloadOrigin) {
-        guard hasDiskCache, let copy else { return (response, .network) }
+        guard hasDiskCache else { return (response, .network) }
+        if response.endsAtDCScans { return (response, .dcScans) }
+        guard let copy else { return (response, .network) }
         var resolved = response
         resolved.result = .success(copy.body)
         if response.httpStatus == 304 {

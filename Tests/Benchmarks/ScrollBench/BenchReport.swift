@@ -7,8 +7,10 @@ public enum BenchReport {
         }.count
         let lazyTable = runs.first { $0.loader == LoaderKind.lazyTable.rawValue }
         var table = TextTable(header: ["loader", "TTV p50", "p95", "p50/LT", "unfin", "blank rest", "blank all", "all/LT",
-                                       "requests", "req/LT", "206", "MB", "waste", "host p50", "p99", "cpu p99", "late"])
-        table.add(["", "ms", "ms", "", "", "cell-fr", "cell-fr", "", "", "", "", "", "", "us", "us", "us", "frames"])
+                                       "requests", "req/LT", "206", "MB", "KiB/img", "/LT", "waste", "host p50", "p99", "cpu p99",
+                                       "late"])
+        table.add(["", "ms", "ms", "", "", "cell-fr", "cell-fr", "", "", "", "", "", "shown", "", "", "us", "us", "us",
+                   "frames"])
         for run in runs {
             let p50 = percentile(run.timeToVisible, 0.5)
             table.add([
@@ -17,7 +19,9 @@ public enum BenchReport {
                 String(run.unfinished), String(run.blankAtRest), String(run.blankOverall),
                 lazyTable.map { ratio(Double(run.blankOverall), Double($0.blankOverall)) } ?? "-",
                 String(run.requests), lazyTable.map { ratio(Double(run.requests), Double($0.requests)) } ?? "-",
-                String(run.resumed), fixed(Double(run.bytes) / 1e6, 1), fixed(run.wasteFraction * 100, 0) + "%",
+                String(run.resumed), fixed(Double(run.bytes) / 1e6, 1), fixed(run.kibibytesPerShownImage, 1),
+                lazyTable.map { ratio(run.kibibytesPerShownImage, $0.kibibytesPerShownImage) } ?? "-",
+                fixed(run.wasteFraction * 100, 0) + "%",
                 fixed(Double(percentile(run.hostNanoseconds, 0.5)) / 1e3, 1),
                 fixed(Double(percentile(run.hostNanoseconds, 0.99)) / 1e3, 1),
                 fixed(Double(percentile(run.hostCPUNanoseconds, 0.99)) / 1e3, 1), String(run.lateFrames),

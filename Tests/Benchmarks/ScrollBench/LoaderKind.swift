@@ -12,6 +12,10 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     /// back: lazyimg as it was before it resumed downloads, side by side.
     case lazyimgWithoutRanges = "lazyimg-no-range"
     case lazyimgWithoutTargetOrRanges = "lazyimg-no-target-no-range"
+    /// The two lazyimg paths with fetch_dc_scans_only = 0: every file whole, as before
+    /// 0.4.0, beside them on a site of progressive JPEGs (`--progressive`).
+    case lazyimgWholeFiles = "lazyimg-whole"
+    case lazyimgWithoutTargetWholeFiles = "lazyimg-no-target-whole"
 
     /// What a run compares on the fixed traces unless told otherwise.
     public static let standard: [LoaderKind] = [.lazyimg, .lazyimgWithoutTarget, .eager, .lazyTable, .suspendQueue]
@@ -33,6 +37,11 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     func makeLoader(urls: [String], visibleRows: Int, box: Int) throws(BenchError) -> ListLoader {
         switch self {
         case .lazyimg, .lazyimgWithoutRanges: try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box)
+        case .lazyimgWholeFiles:
+            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, fetchesDCScansOnly: false)
+        case .lazyimgWithoutTargetWholeFiles:
+            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false,
+                                  fetchesDCScansOnly: false)
         case .lazyimgWithoutTarget, .lazyimgWithoutTargetOrRanges:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false)
         case .eager: try BaselineListLoader(policy: .eager, urls: urls, box: box)

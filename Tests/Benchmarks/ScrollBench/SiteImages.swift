@@ -13,23 +13,25 @@ public struct SiteImages: Sendable {
 
     /// The kodim*.png files of `photosDirectory` when there are any, else `generatedCount`
     /// generated images of `width` x `height`.
-    public static func make(photosDirectory: String?, generatedCount: Int = 24,
-                            width: Int = 768, height: Int = 512) throws(BenchError) -> SiteImages {
+    public static func make(photosDirectory: String?, generatedCount: Int = 24, width: Int = 768, height: Int = 512,
+                            progressive: Bool = false) throws(BenchError) -> SiteImages {
+        let kind = progressive ? "progressive JPEG" : "JPEG"
         if let photosDirectory {
             let photos = (1...24).compactMap { index -> [UInt8]? in
                 let name = index < 10 ? "kodim0\(index).png" : "kodim\(index).png"
-                return readFile("\(photosDirectory)/\(name)").flatMap(JPEGReencoder.reencode)
+                return readFile("\(photosDirectory)/\(name)").flatMap { JPEGReencoder.reencode($0, progressive: progressive) }
             }
             if !photos.isEmpty {
-                return SiteImages(jpegs: photos, origin: "\(photos.count) Kodak photos from \(photosDirectory), JPEG q90")
+                return SiteImages(jpegs: photos, origin: "\(photos.count) Kodak photos from \(photosDirectory), \(kind) q90")
             }
         }
         let generated = (0..<max(1, generatedCount)).compactMap { index in
             let pixels = texture(width: width, height: height, seed: UInt64(index))
-            return JPEGReencoder.encode(rgba: pixels, width: width, height: height, stride: width * 4)
+            return JPEGReencoder.encode(rgba: pixels, width: width, height: height, stride: width * 4,
+                                        progressive: progressive)
         }
         guard !generated.isEmpty else { throw .setup("cannot encode the generated images") }
-        return SiteImages(jpegs: generated, origin: "\(generated.count) generated \(width)x\(height) JPEGs, q90 (no corpus)")
+        return SiteImages(jpegs: generated, origin: "\(generated.count) generated \(width)x\(height) \(kind)s, q90 (no corpus)")
     }
 
     /// Gradients under per-pixel noise: compresses about like a photo.

@@ -26,6 +26,8 @@ public struct TraceRun: Sendable {
     /// Requests the site answered with the rest of a body (206): downloads resumed.
     public var resumed = 0
     public var wastedRequests = 0
+    /// Rows whose image showed in a cell at some frame.
+    public var shownRows = 0
     public var wastedRequestLog: [WastedRequest] = []
     public var tally = LoaderTally()
 
@@ -35,6 +37,9 @@ public struct TraceRun: Sendable {
     }
 
     public var wasteFraction: Double { requests > 0 ? Double(wastedRequests) / Double(requests) : 0 }
+
+    /// What the site sent per image shown, KiB.
+    public var kibibytesPerShownImage: Double { shownRows > 0 ? Double(bytes) / 1024 / Double(shownRows) : 0 }
 
     /// Adds another round of the same trace and loader.
     public mutating func merge(_ other: TraceRun) {
@@ -50,6 +55,7 @@ public struct TraceRun: Sendable {
         bytes += other.bytes
         resumed += other.resumed
         wastedRequests += other.wastedRequests
+        shownRows += other.shownRows
         wastedRequestLog += other.wastedRequestLog
         tally.tickets += other.tally.tickets
         tally.ticketEvents += other.tally.ticketEvents

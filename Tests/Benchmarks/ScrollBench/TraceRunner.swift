@@ -67,6 +67,7 @@ struct TraceRunner {
         result.requests = counters.requests
         result.bytes = counters.bytesSent
         result.resumed = counters.ranged
+        result.shownRows = shownEver.filter { $0 }.count
         result.wastedRequests = counters.requestsByRow.reduce(0) { sum, entry in
             entry.key < shownEver.count && shownEver[entry.key] ? sum : sum + entry.value
         }

@@ -1,7 +1,8 @@
 """lazyimg for Python: a lazy image loader for long scrolling lists.
 
 Loader is one lazyimg_loader (include/lazyimg.h is the reference: its
-methods are the header's functions without the lazyimg_ prefix); Session is
+methods are the header's functions without the lazyimg_ prefix; frame_at
+and frame play animations); Session is
 what several loaders share; AsyncLoader (lazyimg.aio) drives a loader from
 asyncio; load(urls) fetches a contact sheet in one call. bindings/python/
 README.md is the user guide.
@@ -13,7 +14,7 @@ small C extension when it was built (`speedups`), else through ctypes.
 """
 from ._version import __version__
 from . import _library
-from ._core import RequestResult, speedups
+from ._core import FrameResult, RequestResult, speedups
 from .constants import (TRIM_COMPLETE, TRIM_MODERATE, Codec, Delivery, EventType, Fit, Output, PixelFormat,
                         PlaceholderKind, ScrollState, Source, Status)
 from .errors import (BadURLError, CancelledError, ClosedError, DecodeError, FileError, HTTPError,
@@ -29,7 +30,7 @@ from .stats import Stats
 library_path: str = _library.path
 """The liblazyimg file this process loaded."""
 
-__all__ = ["__version__", "Loader", "Session", "Image", "Event", "RequestResult", "Stats", "load",
+__all__ = ["__version__", "Loader", "Session", "Image", "Event", "RequestResult", "FrameResult", "Stats", "load",
            "LazyImgError", "InvalidArgumentError", "OutOfRangeError", "BadURLError", "NetworkError", "TLSError",
            "HTTPError", "DecodeError", "UnsupportedFormatError", "TooLargeError", "FileError", "CancelledError",
            "OutOfMemoryError", "MisuseError", "ShutdownError", "NoImageError", "ClosedError",

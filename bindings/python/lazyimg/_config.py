@@ -165,6 +165,8 @@ FIELDS: dict[str, Convert] = {
     "disk_cache_bytes": _unsigned(64),
     "disk_cache_serve_stale": _flag,
     "max_decode_bytes": _unsigned(64),
+    "animation_buffer_bytes": _unsigned(64),
+    "fetch_dc_scans_only": _flag,
 }
 
 

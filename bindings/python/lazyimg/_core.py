@@ -12,17 +12,17 @@ from .constants import Status
 from .errors import error_for
 
 if TYPE_CHECKING or os.environ.get("LAZYIMG_PURE_PYTHON", "0") not in ("", "0"):
-    from ._pure import ImageBase, LoaderBase, RequestResult, configure, wrap
+    from ._pure import FrameResult, ImageBase, LoaderBase, RequestResult, configure, wrap
     speedups = False
 else:
     try:
-        from ._speedups import ImageBase, LoaderBase, RequestResult, configure, wrap
+        from ._speedups import FrameResult, ImageBase, LoaderBase, RequestResult, configure, wrap
         speedups = True
     except ImportError:  # not built (no compiler when installed): the same in Python
-        from ._pure import ImageBase, LoaderBase, RequestResult, configure, wrap
+        from ._pure import FrameResult, ImageBase, LoaderBase, RequestResult, configure, wrap
         speedups = False
 
-__all__ = ["ImageBase", "LoaderBase", "RequestResult", "wrap", "speedups", "bind"]
+__all__ = ["FrameResult", "ImageBase", "LoaderBase", "RequestResult", "wrap", "speedups", "bind"]
 
 
 def bind(image_type: type) -> None:

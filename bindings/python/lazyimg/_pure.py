@@ -41,18 +41,23 @@ def wrap(pointer: int) -> Image:
     return image
 
 
-def _rows(value: object, name: str) -> int:
-    """A row index or count for a size_t parameter: ctypes would wrap a
-    negative int to a huge row without a word."""
+def _whole(value: object, name: str, bits: int) -> int:
+    """An int for an unsigned C parameter of `bits` bits: ctypes would wrap a
+    negative int to a huge one without a word."""
     try:
         number = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
     if number < 0:
         raise ValueError(f"{name} must not be negative, got {number}")
-    if number >= 1 << (8 * ctypes.sizeof(ctypes.c_size_t)):
+    if number >= 1 << bits:
         raise ValueError(f"{name} is too large: {number}")
     return number
+
+
+def _rows(value: object, name: str) -> int:
+    """A row index or count for a size_t parameter."""
+    return _whole(value, name, 8 * ctypes.sizeof(ctypes.c_size_t))
 
 
 def _status(status: int) -> Status:
@@ -142,6 +147,46 @@ class RequestResult:
         return f"<lazyimg.RequestResult {self._status.name} image={self._image!r} ticket={self._ticket}>"
 
 
+_NEVER = (1 << 64) - 1  # lazyimg_frame_at's UINT64_MAX: no next frame
+
+
+class FrameResult:
+    """What Loader.frame_at or Loader.frame answered: OK with the frame's
+    image, NOT_YET while a decode thread makes it (keep showing the last
+    frame, ask again), or MISS when the row's image is not in memory
+    (request it again)."""
+
+    __slots__ = ("_status", "_image", "_index", "_next_ms")
+
+    def __init__(self, status: Status, image: Image | None, index: int, next_ms: int | None) -> None:
+        self._status, self._image, self._index, self._next_ms = status, image, index, next_ms
+
+    @property
+    def status(self) -> Status:
+        """Status.OK (image set), NOT_YET or MISS."""
+        return self._status
+
+    @property
+    def image(self) -> Image | None:
+        """The frame's Image for OK, else None."""
+        return self._image
+
+    @property
+    def index(self) -> int:
+        """The frame's index (0 is the first), also for NOT_YET."""
+        return self._index
+
+    @property
+    def next_ms(self) -> int | None:
+        """frame_at: when the next frame is due, on the caller's clock; None
+        for a still, once the last play has ended, and for frame()."""
+        return self._next_ms
+
+    def __repr__(self) -> str:
+        return (f"<lazyimg.FrameResult {self._status.name} image={self._image!r} index={self._index} "
+                f"next_ms={self._next_ms}>")
+
+
 class LoaderBase:
     """The per-frame calls of lazyimg.Loader, in Python."""
 
@@ -204,3 +249,35 @@ class LoaderBase:
         if math.isnan(velocity):
             raise ValueError("velocity_rows_per_second must be a number, got nan")
         _status(lib.lazyimg_set_scroll_state(handle, int(state), velocity))
+
+    def frame_at(self, row: int, time_ms: int) -> FrameResult:
+        """lazyimg_frame_at: the frame of the row's animation shown `time_ms`
+        milliseconds after the caller started playing it (its own clock);
+        never blocks. A FrameResult: OK with the frame (a still image is its
+        own frame at any time), NOT_YET while it is decoded (no event
+        follows: ask again on the next frame), or MISS when the row's image
+        is not in memory; with the frame's index and when the next is due.
+        Raises OutOfRangeError, NoImageError (a None row), ValueError for a
+        negative time_ms."""
+        handle = self._live_handle()
+        row, time_ms = _rows(row, "row"), _whole(time_ms, "time_ms", 64)
+        image = ctypes.c_void_p()
+        index = ctypes.c_uint32()
+        next_ms = ctypes.c_uint64()
+        status = _status(lib.lazyimg_frame_at(handle, row, time_ms, ctypes.byref(image), ctypes.byref(index),
+                                              ctypes.byref(next_ms)))
+        return FrameResult(status, wrap(image.value) if image.value else None, index.value,
+                           None if next_ms.value == _NEVER else next_ms.value)
+
+    def frame(self, row: int, index: int) -> FrameResult:
+        """lazyimg_frame: frame `index` of the row's animation (0 is the
+        first, also of a still image), as frame_at answers it; next_ms is
+        None. Raises OutOfRangeError for a row past the list or a frame past
+        the last, NoImageError (a None row)."""
+        handle = self._live_handle()
+        row, number = _rows(row, "row"), _whole(index, "index", 64)
+        image = ctypes.c_void_p()
+        if number > 0xFFFFFFFF:  # past any animation's last frame (at most 65,536)
+            raise _error_for(int(Status.E_OUT_OF_RANGE))
+        status = _status(lib.lazyimg_frame(handle, row, number, ctypes.byref(image)))
+        return FrameResult(status, wrap(image.value) if image.value else None, number, None)

@@ -1,5 +1,5 @@
 /* lazyimg._speedups: the calls a list makes every frame (request, lookup,
- * set_visible_range, set_scroll_state) and the Image handle, in C, so that a
+ * set_visible_range, set_scroll_state, frame_at, frame) and the Image handle, in C, so that a
  * memory hit from Python costs a C call and one allocation instead of the
  * argument conversions of ctypes. lazyimg/_pure.py is the same in Python and
  * is used when this module was not built (make check-python tests that one,
@@ -12,7 +12,7 @@
  * tests/test_header_match.py compiles this file with -DLAZYIMG_CHECK_HEADER
  * against include/lazyimg.h to prove it.
  *
- * These four calls keep the GIL: the header promises they never block, the
+ * These calls keep the GIL: the header promises they never block, the
  * library holds its locks only briefly and never while it runs a callback
  * (so no thread it waits for needs the GIL), and releasing the GIL would
  * cost more than the call and hand it to any other Python thread that wants
@@ -36,6 +36,8 @@ typedef int (*lookup_fn)(lazyimg_loader *, size_t, lazyimg_image **);
 typedef int (*visible_range_fn)(lazyimg_loader *, size_t, size_t);
 /* lazyimg_scroll_state has no negative constant: its C type is unsigned. */
 typedef int (*scroll_state_fn)(lazyimg_loader *, unsigned int, double);
+typedef int (*frame_at_fn)(lazyimg_loader *, size_t, uint64_t, lazyimg_image **, uint32_t *, uint64_t *);
+typedef int (*frame_fn)(lazyimg_loader *, size_t, uint32_t, lazyimg_image **);
 typedef void (*release_fn)(lazyimg_image *);
 typedef uint32_t (*image_u32_fn)(const lazyimg_image *);
 typedef size_t (*image_size_fn)(const lazyimg_image *);
@@ -53,6 +55,8 @@ static void check_header_types(void) {
     visible_range_fn visible = lazyimg_set_visible_range;
     visible_range_fn target = lazyimg_set_scroll_target;
     scroll_state_fn scroll = lazyimg_set_scroll_state;
+    frame_at_fn frame_at = lazyimg_frame_at;
+    frame_fn frame = lazyimg_frame;
     release_fn release = lazyimg_image_release;
     image_u32_fn width = lazyimg_image_width;
     image_size_fn stride = lazyimg_image_stride;
@@ -60,6 +64,7 @@ static void check_header_types(void) {
     image_enum_fn format = lazyimg_image_pixel_format;
     image_enum_fn codec = lazyimg_image_codec;
     (void)request, (void)lookup, (void)visible, (void)target, (void)scroll, (void)release;
+    (void)frame_at, (void)frame;
     (void)width, (void)stride, (void)animated, (void)format, (void)codec;
 }
 #endif
@@ -70,6 +75,8 @@ static struct {
     lookup_fn lookup;
     visible_range_fn set_visible_range;
     scroll_state_fn set_scroll_state;
+    frame_at_fn frame_at;
+    frame_fn frame;
     release_fn release;
     image_u32_fn width, height, source_width, source_height;
     image_size_fn stride;
@@ -82,6 +89,7 @@ static struct {
 } api;
 
 static PyTypeObject *request_result_type;
+static PyTypeObject *frame_result_type;
 
 /* ------------------------------------------------------------- errors */
 
@@ -103,11 +111,12 @@ static void wrong_type(const char *name, const char *what, PyObject *value) {
     }
 }
 
-/* A row or count as size_t: an int, not negative, named in the error. */
-static int as_rows(PyObject *value, const char *name, size_t *out) {
+/* An int for an unsigned C parameter, at most `max`: not negative, named in
+ * the error. */
+static int as_whole(PyObject *value, const char *name, unsigned long long max, unsigned long long *out) {
     if (PyLong_CheckExact(value)) {  /* the usual case, without a new reference */
-        *out = PyLong_AsSize_t(value);
-        if (*out != (size_t)-1 || !PyErr_Occurred())
+        *out = PyLong_AsUnsignedLongLong(value);
+        if ((*out != (unsigned long long)-1 || !PyErr_Occurred()) && *out <= max)
             return 0;
         PyErr_Clear();
     }
@@ -116,22 +125,34 @@ static int as_rows(PyObject *value, const char *name, size_t *out) {
         wrong_type(name, "an int", value);
         return -1;
     }
-    *out = PyLong_AsSize_t(number);
-    if (*out == (size_t)-1 && PyErr_Occurred()) {
-        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-            PyErr_Clear();
-            PyObject *zero = PyLong_FromLong(0);
-            int negative = zero == NULL ? -1 : PyObject_RichCompareBool(number, zero, Py_LT);
-            Py_XDECREF(zero);
-            if (negative == 1)
-                PyErr_Format(PyExc_ValueError, "%s must not be negative, got %R", name, number);
-            else if (negative == 0)
-                PyErr_Format(PyExc_ValueError, "%s is too large: %R", name, number);
-        }
+    *out = PyLong_AsUnsignedLongLong(number);
+    int overflow = *out == (unsigned long long)-1 && PyErr_Occurred();
+    if (overflow && !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        Py_DECREF(number);
+        return -1;
+    }
+    if (overflow || *out > max) {
+        PyErr_Clear();
+        PyObject *zero = PyLong_FromLong(0);
+        int negative = zero == NULL ? -1 : PyObject_RichCompareBool(number, zero, Py_LT);
+        Py_XDECREF(zero);
+        if (negative == 1)
+            PyErr_Format(PyExc_ValueError, "%s must not be negative, got %R", name, number);
+        else if (negative == 0)
+            PyErr_Format(PyExc_ValueError, "%s is too large: %R", name, number);
         Py_DECREF(number);
         return -1;
     }
     Py_DECREF(number);
+    return 0;
+}
+
+/* A row or count as size_t. */
+static int as_rows(PyObject *value, const char *name, size_t *out) {
+    unsigned long long number;
+    if (as_whole(value, name, SIZE_MAX, &number) < 0)
+        return -1;
+    *out = (size_t)number;
     return 0;
 }
 
@@ -219,14 +240,25 @@ static PyType_Spec image_spec = {
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, image_slots,
 };
 
-/* -------------------------------------------------------- RequestResult */
+/* ------------------------------------------------------------- results */
 
+/* What RequestResult and FrameResult begin with. */
 typedef struct {
     PyObject_HEAD
     PyObject *status; /* a Status */
     PyObject *image;  /* an Image or None */
+} ResultHead;
+
+typedef struct {
+    ResultHead head;
     unsigned long long ticket;
 } RequestResult;
+
+typedef struct {
+    ResultHead head;
+    unsigned int index;
+    PyObject *next_ms; /* an int or None */
+} FrameResult;
 
 /* The Status member (statuses[0] is Status.OK; Status(n) makes one for a
  * code newer than the binding). */
@@ -242,24 +274,25 @@ static PyObject *status_object(int status) {
     return PyObject_CallFunction((PyObject *)Py_TYPE(ok), "i", status);
 }
 
-static PyObject *make_result(int status, PyObject *image, uint64_t ticket) {
-    allocfunc alloc = (allocfunc)PyType_GetSlot(request_result_type, Py_tp_alloc);
-    RequestResult *result = (RequestResult *)alloc(request_result_type, 0);
+/* A new result of `type` with its status and `image` (taken over, also on
+ * failure); the caller sets the rest. */
+static ResultHead *alloc_result(PyTypeObject *type, int status, PyObject *image) {
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    ResultHead *result = (ResultHead *)alloc(type, 0);
     if (result == NULL) {
         Py_DECREF(image);
         return NULL;
     }
-    result->status = status_object(status);
     result->image = image;
-    result->ticket = ticket;
+    result->status = status_object(status);
     if (result->status == NULL) {
         Py_DECREF(result);
         return NULL;
     }
-    return (PyObject *)result;
+    return result;
 }
 
-static void result_dealloc(RequestResult *self) {
+static void free_result(ResultHead *self) {
     PyTypeObject *type = Py_TYPE((PyObject *)self);
     Py_XDECREF(self->status);
     Py_XDECREF(self->image);
@@ -268,25 +301,42 @@ static void result_dealloc(RequestResult *self) {
     Py_DECREF(type);
 }
 
-static PyObject *result_repr(RequestResult *self) {
+/* The status's name for a repr (new reference). */
+static PyObject *status_name(ResultHead *self) {
     PyObject *name = PyObject_GetAttrString(self->status, "name");
     if (name == NULL) {
         PyErr_Clear();
         name = PyObject_Str(self->status);
-        if (name == NULL)
-            return NULL;
     }
+    return name;
+}
+
+static PyObject *make_result(int status, PyObject *image, uint64_t ticket) {
+    RequestResult *result = (RequestResult *)alloc_result(request_result_type, status, image);
+    if (result != NULL)
+        result->ticket = ticket;
+    return (PyObject *)result;
+}
+
+static void result_dealloc(RequestResult *self) {
+    free_result(&self->head);
+}
+
+static PyObject *result_repr(RequestResult *self) {
+    PyObject *name = status_name(&self->head);
+    if (name == NULL)
+        return NULL;
     PyObject *text = PyUnicode_FromFormat("<lazyimg.RequestResult %U image=%R ticket=%llu>", name,
-                                          self->image, self->ticket);
+                                          self->head.image, self->ticket);
     Py_DECREF(name);
     return text;
 }
 
 static PyMemberDef result_members[] = {
-    {"status", T_OBJECT_EX, offsetof(RequestResult, status), READONLY,
+    {"status", T_OBJECT_EX, offsetof(RequestResult, head.status), READONLY,
      "Status.OK (image set), PENDING or DEFERRED (ticket set), or PLACEHOLDER\n"
      "(both: the drawn placeholder, and the ticket that brings the image)."},
-    {"image", T_OBJECT_EX, offsetof(RequestResult, image), READONLY, "The Image for OK, the placeholder for PLACEHOLDER, else None."},
+    {"image", T_OBJECT_EX, offsetof(RequestResult, head.image), READONLY, "The Image for OK, the placeholder for PLACEHOLDER, else None."},
     {"ticket", T_ULONGLONG, offsetof(RequestResult, ticket), READONLY,
      "The ticket whose one event follows PENDING, DEFERRED or PLACEHOLDER, else 0."},
     {NULL, 0, 0, 0, NULL},
@@ -303,6 +353,69 @@ static PyType_Slot result_slots[] = {
 
 static PyType_Spec result_spec = {
     "lazyimg.RequestResult", sizeof(RequestResult), 0, Py_TPFLAGS_DEFAULT, result_slots,
+};
+
+/* ---------------------------------------------------------- FrameResult */
+
+/* Takes over `image` (an Image or None); next_ms None unless `has_next` and
+ * not UINT64_MAX. */
+static PyObject *make_frame_result(int status, PyObject *image, uint32_t index, uint64_t next_ms, int has_next) {
+    FrameResult *result = (FrameResult *)alloc_result(frame_result_type, status, image);
+    if (result == NULL)
+        return NULL;
+    result->index = index;
+    if (has_next && next_ms != UINT64_MAX) {
+        result->next_ms = PyLong_FromUnsignedLongLong(next_ms);
+    } else {
+        Py_INCREF(Py_None);
+        result->next_ms = Py_None;
+    }
+    if (result->next_ms == NULL) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    return (PyObject *)result;
+}
+
+static void frame_result_dealloc(FrameResult *self) {
+    Py_XDECREF(self->next_ms);
+    free_result(&self->head);
+}
+
+static PyObject *frame_result_repr(FrameResult *self) {
+    PyObject *name = status_name(&self->head);
+    if (name == NULL)
+        return NULL;
+    PyObject *text = PyUnicode_FromFormat("<lazyimg.FrameResult %U image=%R index=%u next_ms=%R>", name,
+                                          self->head.image, self->index, self->next_ms);
+    Py_DECREF(name);
+    return text;
+}
+
+static PyMemberDef frame_result_members[] = {
+    {"status", T_OBJECT_EX, offsetof(FrameResult, head.status), READONLY, "Status.OK (image set), NOT_YET or MISS."},
+    {"image", T_OBJECT_EX, offsetof(FrameResult, head.image), READONLY, "The frame's Image for OK, else None."},
+    {"index", T_UINT, offsetof(FrameResult, index), READONLY,
+     "The frame's index (0 is the first), also for NOT_YET."},
+    {"next_ms", T_OBJECT_EX, offsetof(FrameResult, next_ms), READONLY,
+     "frame_at: when the next frame is due, on the caller's clock; None\n"
+     "for a still, once the last play has ended, and for frame()."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot frame_result_slots[] = {
+    {Py_tp_doc, "What Loader.frame_at or Loader.frame answered: OK with the frame's\n"
+                "image, NOT_YET while a decode thread makes it (keep showing the last\n"
+                "frame, ask again), or MISS when the row's image is not in memory\n"
+                "(request it again)."},
+    {Py_tp_dealloc, frame_result_dealloc},
+    {Py_tp_repr, frame_result_repr},
+    {Py_tp_members, frame_result_members},
+    {0, NULL},
+};
+
+static PyType_Spec frame_result_spec = {
+    "lazyimg.FrameResult", sizeof(FrameResult), 0, Py_TPFLAGS_DEFAULT, frame_result_slots,
 };
 
 /* ----------------------------------------------------------- LoaderBase */
@@ -325,6 +438,15 @@ static lazyimg_loader *loader_handle(LoaderBase *self) {
     return (lazyimg_loader *)(uintptr_t)self->handle;
 }
 
+/* An Image for `image`, or None for NULL. */
+static PyObject *image_or_none(lazyimg_image *image) {
+    if (image == NULL) {
+        Py_INCREF(Py_None);
+        return Py_None;
+    }
+    return wrap_image(image);
+}
+
 static PyObject *loader_request(LoaderBase *self, PyObject *arg) {
     lazyimg_loader *loader = loader_handle(self);
     size_t row;
@@ -335,15 +457,8 @@ static PyObject *loader_request(LoaderBase *self, PyObject *arg) {
     int status = api.request(loader, row, &image, &ticket);
     if (status < 0)
         return raise_status(status);
-    PyObject *wrapped = Py_None;
-    if (image != NULL) {
-        wrapped = wrap_image(image);
-        if (wrapped == NULL)
-            return NULL;
-    } else {
-        Py_INCREF(Py_None);
-    }
-    return make_result(status, wrapped, ticket);
+    PyObject *wrapped = image_or_none(image);
+    return wrapped == NULL ? NULL : make_result(status, wrapped, ticket);
 }
 
 static PyObject *loader_lookup(LoaderBase *self, PyObject *arg) {
@@ -441,6 +556,44 @@ static PyObject *loader_set_scroll_state(LoaderBase *self, PyObject *const *args
     Py_RETURN_NONE;
 }
 
+static PyObject *loader_frame_at(LoaderBase *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"row", "time_ms"};
+    PyObject *given[2];
+    size_t row;
+    unsigned long long time_ms;
+    lazyimg_loader *loader = loader_handle(self);
+    if (loader == NULL || parse_arguments(args, nargs, kwnames, "frame_at", names, 2, 2, given) < 0 ||
+        as_rows(given[0], "row", &row) < 0 || as_whole(given[1], "time_ms", UINT64_MAX, &time_ms) < 0)
+        return NULL;
+    lazyimg_image *image = NULL;
+    uint32_t index = 0;
+    uint64_t next_ms = UINT64_MAX;
+    int status = api.frame_at(loader, row, time_ms, &image, &index, &next_ms);
+    if (status < 0)
+        return raise_status(status);
+    PyObject *wrapped = image_or_none(image);
+    return wrapped == NULL ? NULL : make_frame_result(status, wrapped, index, next_ms, 1);
+}
+
+static PyObject *loader_frame(LoaderBase *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    static const char *const names[] = {"row", "index"};
+    PyObject *given[2];
+    size_t row;
+    unsigned long long index;
+    lazyimg_loader *loader = loader_handle(self);
+    if (loader == NULL || parse_arguments(args, nargs, kwnames, "frame", names, 2, 2, given) < 0 ||
+        as_rows(given[0], "row", &row) < 0 || as_whole(given[1], "index", UINT64_MAX, &index) < 0)
+        return NULL;
+    if (index > UINT32_MAX) /* past any animation's last frame (at most 65,536) */
+        return raise_status(-2);
+    lazyimg_image *image = NULL;
+    int status = api.frame(loader, row, (uint32_t)index, &image);
+    if (status < 0)
+        return raise_status(status);
+    PyObject *wrapped = image_or_none(image);
+    return wrapped == NULL ? NULL : make_frame_result(status, wrapped, (uint32_t)index, 0, 0);
+}
+
 PyDoc_STRVAR(request_doc,
     "request($self, row, /)\n"
     "--\n"
@@ -479,11 +632,35 @@ PyDoc_STRVAR(set_scroll_state_doc,
     "frame while the list moves. Moving faster than\n"
     "slow_scroll_rows_per_second, new rows answer DEFERRED; IDLE loads.");
 
+PyDoc_STRVAR(frame_at_doc,
+    "frame_at($self, row, time_ms)\n"
+    "--\n"
+    "\n"
+    "lazyimg_frame_at: the frame of the row's animation shown `time_ms`\n"
+    "milliseconds after the caller started playing it (its own clock);\n"
+    "never blocks. A FrameResult: OK with the frame (a still image is its\n"
+    "own frame at any time), NOT_YET while it is decoded (no event\n"
+    "follows: ask again on the next frame), or MISS when the row's image\n"
+    "is not in memory; with the frame's index and when the next is due.\n"
+    "Raises OutOfRangeError, NoImageError (a None row), ValueError for a\n"
+    "negative time_ms.");
+
+PyDoc_STRVAR(frame_doc,
+    "frame($self, row, index)\n"
+    "--\n"
+    "\n"
+    "lazyimg_frame: frame `index` of the row's animation (0 is the\n"
+    "first, also of a still image), as frame_at answers it; next_ms is\n"
+    "None. Raises OutOfRangeError for a row past the list or a frame past\n"
+    "the last, NoImageError (a None row).");
+
 static PyMethodDef loader_methods[] = {
     {"request", (PyCFunction)(void (*)(void))loader_request, METH_O, request_doc},
     {"lookup", (PyCFunction)(void (*)(void))loader_lookup, METH_O, lookup_doc},
     {"set_visible_range", (PyCFunction)(void (*)(void))loader_set_visible_range, METH_FASTCALL | METH_KEYWORDS, set_visible_range_doc},
     {"set_scroll_state", (PyCFunction)(void (*)(void))loader_set_scroll_state, METH_FASTCALL | METH_KEYWORDS, set_scroll_state_doc},
+    {"frame_at", (PyCFunction)(void (*)(void))loader_frame_at, METH_FASTCALL | METH_KEYWORDS, frame_at_doc},
+    {"frame", (PyCFunction)(void (*)(void))loader_frame, METH_FASTCALL | METH_KEYWORDS, frame_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -535,6 +712,8 @@ static PyObject *configure(PyObject *module, PyObject *const *args, Py_ssize_t n
         {"lazyimg_lookup", (void **)&api.lookup},
         {"lazyimg_set_visible_range", (void **)&api.set_visible_range},
         {"lazyimg_set_scroll_state", (void **)&api.set_scroll_state},
+        {"lazyimg_frame_at", (void **)&api.frame_at},
+        {"lazyimg_frame", (void **)&api.frame},
         {"lazyimg_image_release", (void **)&api.release},
         {"lazyimg_image_width", (void **)&api.width},
         {"lazyimg_image_height", (void **)&api.height},
@@ -596,7 +775,8 @@ static int add_type(PyObject *module, PyType_Spec *spec, const char *name, PyTyp
 static int module_exec(PyObject *module) {
     if (add_type(module, &image_spec, "ImageBase", NULL) < 0 ||
         add_type(module, &loader_spec, "LoaderBase", NULL) < 0 ||
-        add_type(module, &result_spec, "RequestResult", &request_result_type) < 0)
+        add_type(module, &result_spec, "RequestResult", &request_result_type) < 0 ||
+        add_type(module, &frame_result_spec, "FrameResult", &frame_result_type) < 0)
         return -1;
     return 0;
 }

@@ -64,6 +64,8 @@ class ConfigStruct(ctypes.Structure):
         ("disk_cache_serve_stale", ctypes.c_uint32),
         ("session", ctypes.c_void_p),
         ("max_decode_bytes", ctypes.c_uint64),
+        ("animation_buffer_bytes", ctypes.c_uint64),
+        ("fetch_dc_scans_only", ctypes.c_uint32),
     ]
 
 
@@ -79,7 +81,7 @@ class StatsStruct(ctypes.Structure):
             "disk_hits", "disk_revalidations", "disk_cache_bytes", "disk_cache_count",
             "disk_evictions", "disk_write_errors", "decodes_skipped",
             # Since 0.4.0:
-            "bytes_resumed",
+            "bytes_resumed", "frames_decoded", "animation_bytes",
         )
     ]
 

@@ -41,6 +41,7 @@ class Status(_Open):
     TIMEOUT = 4
     # Since 0.4.0:
     PLACEHOLDER = 5
+    NOT_YET = 6
     E_INVALID_ARGUMENT = -1
     E_OUT_OF_RANGE = -2
     E_BAD_URL = -3

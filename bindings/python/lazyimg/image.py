@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+import operator
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -50,6 +51,27 @@ class Image(ImageBase):
     def codec(self) -> Codec:
         """The encoded file's format (Output.ENCODED); Codec.UNKNOWN for pixels."""
         return known(Codec, self._codec)
+
+    @property
+    def frame_count(self) -> int:
+        """The frames of the animation this is the first frame of: 1 for a
+        still image (and for an animation its loader does not play:
+        animation_buffer_bytes 0), 0 for an encoded image."""
+        return int(lib.lazyimg_image_frame_count(self._pointer))
+
+    @property
+    def loop_count(self) -> int:
+        """How many times the animation plays: 0 = forever, 1 for a still."""
+        return int(lib.lazyimg_image_loop_count(self._pointer))
+
+    def frame_duration(self, index: int) -> int:
+        """Frame `index`'s duration in milliseconds, as played (under 20 ms
+        in the file plays for 100 ms, as browsers do); 0 for a still.
+        Raises IndexError past the last frame."""
+        number = operator.index(index)
+        if not 0 <= number < self.frame_count:
+            raise IndexError(f"frame {number} of {self.frame_count}")
+        return int(lib.lazyimg_image_frame_duration(self._pointer, number))
 
     @property
     def is_damaged(self) -> bool:

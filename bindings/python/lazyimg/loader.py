@@ -70,11 +70,17 @@ class Loader(LoaderBase):
     Without a session, disk_cache_dir, disk_cache_bytes and
     disk_cache_serve_stale give the loader a disk cache of its own.
 
+    animation_buffer_bytes > 0 plays animated GIF and WebP: request() still
+    gives the first frame (its Image's frame_count, frame_duration() and
+    loop_count describe the animation), and frame_at(row, time_ms), asked
+    on every frame for each visible animated cell, gives the frame due, from
+    a buffer of at most that many bytes per animation.
+
     Negative statuses raise LazyImgError subclasses (HTTPError, NetworkError,
     ...); a call on a closed loader, or on one inherited across fork(),
     raises ClosedError. Every call that can wait releases the GIL; the
-    per-frame calls (request, lookup, set_visible_range, set_scroll_state)
-    never block and keep it. As in C, close() must not run while another
+    per-frame calls (request, lookup, set_visible_range, set_scroll_state,
+    frame_at, frame) never block and keep it. As in C, close() must not run while another
     thread is inside a call on the same loader."""
 
     def __init__(self, on_event: Callable[[Event], object] | None = None, *,
@@ -105,7 +111,9 @@ class Loader(LoaderBase):
                  disk_cache_bytes: int = 256 << 20,
                  disk_cache_serve_stale: bool = True,
                  session: Session | None = None,
-                 max_decode_bytes: int = 64 << 20) -> None:
+                 max_decode_bytes: int = 64 << 20,
+                 animation_buffer_bytes: int = 0,
+                 fetch_dc_scans_only: bool = True) -> None:
         values = {name: value for name, value in locals().items() if name in FIELDS}
         self._handle = 0
         self._forked = False

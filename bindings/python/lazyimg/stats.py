@@ -37,6 +37,8 @@ class Stats:
     disk_write_errors: int     #: disk writes that failed (full, read-only)
     decodes_skipped: int       #: downloads not decoded because their rows left first
     bytes_resumed: int         #: body bytes not downloaded again (Range after an early stop)
+    frames_decoded: int        #: animation frames decoded into a buffer
+    animation_bytes: int       #: now: the animations' frames and canvases (in memory_cache_bytes)
 
     @classmethod
     def from_struct(cls, stats: StatsStruct) -> Stats:

@@ -14,9 +14,9 @@ from lazyimg import Loader, Session
 from lazyimg.aio import AsyncLoader
 from lazyimg._structs import StatsStruct
 
-PUBLIC_CLASSES = [Loader, AsyncLoader, Session, lazyimg.Image, lazyimg.Event, lazyimg.RequestResult, lazyimg.Stats,
-                  lazyimg.LazyImgError, lazyimg.HTTPError]
-PER_FRAME = ["request", "lookup", "set_visible_range", "set_scroll_state"]
+PUBLIC_CLASSES = [Loader, AsyncLoader, Session, lazyimg.Image, lazyimg.Event, lazyimg.RequestResult,
+                  lazyimg.FrameResult, lazyimg.Stats, lazyimg.LazyImgError, lazyimg.HTTPError]
+PER_FRAME = ["request", "lookup", "set_visible_range", "set_scroll_state", "frame_at", "frame"]
 
 
 def public_members(cls):
@@ -106,7 +106,12 @@ def test_the_c_per_frame_calls_match_the_python_ones():
     for name in ("width", "height", "stride", "source_width", "source_height", "is_animated"):
         assert inspect.getdoc(getattr(_speedups.ImageBase, name)) == inspect.getdoc(
             getattr(lazyimg._pure.ImageBase, name)), name
-    assert inspect.getdoc(_speedups.RequestResult) == inspect.getdoc(lazyimg._pure.RequestResult)
+    for name in ("RequestResult", "FrameResult"):
+        c_type, python_type = getattr(_speedups, name), getattr(lazyimg._pure, name)
+        assert inspect.getdoc(c_type) == inspect.getdoc(python_type), name
+    for name in ("status", "image", "index", "next_ms"):
+        assert inspect.getdoc(getattr(_speedups.FrameResult, name)) == inspect.getdoc(
+            getattr(lazyimg._pure.FrameResult, name)), name
 
 
 def test_an_awaited_image_of_a_closed_loader_raises_closed():

@@ -214,6 +214,12 @@ static int hung_up_before(const struct feed_request *r, double by_ms)
     return r->outcome == FEED_HUNG_UP || (r->closed_at_ms > 0 && r->closed_at_ms <= by_ms);
 }
 
+/* An image the feed names: its photos or generated pictures, or an animation. */
+static int is_image_path(const char *path, const char *prefix)
+{
+    return strncmp(path, prefix, strlen(prefix)) == 0 || strncmp(path, "/anim/", 6) == 0;
+}
+
 void feed_checks_downloads(struct feed_checks *c, struct feed_server *server, const struct feed_pager *pager,
                            double grace_ms, const lazyimg_stats *stats, double ended_at_ms, int quiet)
 {
@@ -224,7 +230,7 @@ void feed_checks_downloads(struct feed_checks *c, struct feed_server *server, co
     struct feed_request *log = feed_server_requests(server, &count);
     feed_expect(c, !c->windows.out_of_memory, "out of memory for the scroll windows");
     for (size_t i = 0; i < count; i++) {
-        if (strncmp(log[i].path, prefix, strlen(prefix)) != 0)
+        if (!is_image_path(log[i].path, prefix))
             continue;
         const struct scroll_window *w = scroll_windows_at(&c->windows, log[i].at_ms);
         if (w == NULL || w->pace == PACE_AT_REST)
@@ -253,7 +259,7 @@ void feed_checks_downloads(struct feed_checks *c, struct feed_server *server, co
     /* Per URL: every transfer but the last must have been given up by the client
      * before the next began. */
     for (size_t i = 0; i < count; i++) {
-        if (strncmp(log[i].path, prefix, strlen(prefix)) != 0)
+        if (!is_image_path(log[i].path, prefix))
             continue;
         size_t next = i + 1;
         while (next < count && log[next].path != log[i].path) /* the server's own string: one per path */

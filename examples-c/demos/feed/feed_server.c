@@ -8,6 +8,8 @@
 #include "feed_server.h"
 #include "blurhash_encode.h"
 
+#include "animation_encoder.h"
+
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
@@ -28,6 +30,11 @@
 #define GEN_HEIGHT 400
 #define SCALES 3
 static const unsigned scales[SCALES] = {1, 2, 4}; /* full, half, quarter size */
+#define ANIM_WIDTH 240 /* animated items: a ball crossing a sky */
+#define ANIM_HEIGHT 150
+#define ANIM_FRAMES 24
+#define ANIM_FRAME_MS 80
+#define ANIM_RADIUS 18
 
 /* One path the server has seen: its hits, and its body once made (images only). */
 struct route {
@@ -318,6 +325,51 @@ static unsigned char *make_generated(unsigned n, unsigned scale, size_t *size)
     return body;
 }
 
+/* Frame `frame` of animated item n into canvas (RGBA): a sky shaded by n and a
+ * ball crossing it; returns the rectangle that changed since the frame before. */
+static struct animation_rect draw_animated(unsigned n, unsigned frame, unsigned char *canvas)
+{
+    unsigned span = ANIM_WIDTH - 2 * ANIM_RADIUS, hue = (n * 53) % 200;
+    int x = (int)(ANIM_RADIUS + span * frame / ANIM_FRAMES), before = (int)(ANIM_RADIUS + span * (frame ? frame - 1 : 0) / ANIM_FRAMES);
+    int y = ANIM_HEIGHT / 2 + (int)((frame % 6) * 4) - 10;
+    for (int py = 0; py < ANIM_HEIGHT; py++)
+        for (int px = 0; px < ANIM_WIDTH; px++) {
+            unsigned char *p = canvas + ((size_t)py * ANIM_WIDTH + px) * 4;
+            int dx = px - x, dy = py - y;
+            if (dx * dx + dy * dy < ANIM_RADIUS * ANIM_RADIUS)
+                p[0] = 250, p[1] = (unsigned char)(200 - hue / 2), p[2] = 60;
+            else /* a sky of many colours: a photo-like thumbnail even in a GIF's palette */
+                p[0] = (unsigned char)((px + hue) % 256), p[1] = (unsigned char)(60 + py), p[2] = (unsigned char)(255 - (px * py / 90) % 200);
+            p[3] = 255;
+        }
+    if (frame == 0)
+        return (struct animation_rect){0, 0, ANIM_WIDTH, ANIM_HEIGHT};
+    /* The ball's old and new places, from the top and bottom it reaches. */
+    unsigned left = (unsigned)(before - ANIM_RADIUS), right = (unsigned)(x + ANIM_RADIUS);
+    return (struct animation_rect){left, 0, (right < ANIM_WIDTH ? right : ANIM_WIDTH) - left, ANIM_HEIGHT};
+}
+
+/* Animated item n as a GIF or a WebP, looping forever. */
+static unsigned char *make_animated(unsigned n, enum animation_format format, size_t *size)
+{
+    unsigned char *canvas = malloc((size_t)ANIM_WIDTH * ANIM_HEIGHT * 4), *body = NULL;
+    struct animation_encoder *e = canvas ? animation_encoder_new(format, ANIM_WIDTH, ANIM_HEIGHT, 0) : NULL;
+    int ok = e != NULL;
+    for (unsigned i = 0; ok && i < ANIM_FRAMES; i++)
+        ok = animation_encoder_add(e, canvas, draw_animated(n, i, canvas), ANIM_FRAME_MS);
+    if (e != NULL)
+        body = animation_encoder_finish(e, size);
+    if (!ok) {
+        free(body);
+        body = NULL;
+    }
+    free(canvas);
+    return body;
+}
+
+/* Items 1 and 2 of every ten are animated, a GIF and a WebP. */
+static int is_animated_item(unsigned i) { return i % 10 == 1 || i % 10 == 2; }
+
 /* Item i of the feed: its image's path, title, size and "blurhash" (a generated
  * picture's drawn small now: a few microseconds). */
 static void describe_item(const struct feed_server *s, unsigned i, char *path, size_t path_size, char *title,
@@ -326,7 +378,14 @@ static void describe_item(const struct feed_server *s, unsigned i, char *path, s
     unsigned sources = s->photo_count ? s->photo_count : 1000000;
     unsigned source = i % sources, scale = scales[(i / sources + i) % SCALES];
     const char *ext = scale == 1 ? "png" : "jpg";
-    if (s->photo_count) {
+    if (is_animated_item(i)) {
+        const char *format = i % 10 == 1 ? "gif" : "webp";
+        snprintf(path, path_size, "/anim/%u.%s", i, format);
+        snprintf(title, title_size, "animated %s #%u", i % 10 == 1 ? "GIF" : "WebP", i);
+        *width = ANIM_WIDTH;
+        *height = ANIM_HEIGHT;
+        blurhash[0] = '\0';
+    } else if (s->photo_count) {
         const char *base = strrchr(s->photos[source].file, '/');
         snprintf(path, path_size, "/photo/%u/%u.%s", source, scale, ext);
         snprintf(title, title_size, "%.*s", 7, base ? base + 1 : s->photos[source].file);
@@ -382,9 +441,16 @@ static char *make_page(const struct feed_server *s, unsigned page)
 static int image_body(struct feed_server *s, struct route *r)
 {
     unsigned source, scale;
-    char ext[4];
+    char ext[5];
     if (r->body != NULL)
         return 1;
+    if (sscanf(r->path, "/anim/%u.%4s", &source, ext) == 2 && is_animated_item(source) &&
+        (strcmp(ext, "gif") == 0 || strcmp(ext, "webp") == 0)) {
+        int gif = strcmp(ext, "gif") == 0;
+        r->body = make_animated(source, gif ? ANIMATION_GIF : ANIMATION_WEBP, &r->size);
+        r->type = gif ? "image/gif" : "image/webp";
+        return r->body != NULL;
+    }
     int photo = sscanf(r->path, "/photo/%u/%u.%3s", &source, &scale, ext) == 3 && source < s->photo_count;
     int generated = !photo && sscanf(r->path, "/gen/%u/%u.%3s", &source, &scale, ext) == 3 && s->photo_count == 0;
     if (!(photo || generated) || (scale != 1 && scale != 2 && scale != 4))

@@ -13,7 +13,8 @@
  * and the images the items name: the Kodak photos of a directory (kodimNN.png)
  * when one is given and readable, else generated pictures, each at three sizes
  * (full size as PNG, half and quarter size as JPEG), made on first request and
- * kept. Every request is counted by path and logged with the time its headers
+ * kept. Items 1 and 2 of every ten are animations instead (/anim/N.gif and
+ * /anim/N.webp: 24 frames of 80 ms, 240x150), generated the same way. Every request is counted by path and logged with the time its headers
  * came in and how it ended, and can be delayed (latency_ms).
  */
 #ifndef FEED_SERVER_H

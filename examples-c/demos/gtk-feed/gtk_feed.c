@@ -6,13 +6,16 @@
  * (no copy: the texture holds a reference to the lazyimg image), in the memory
  * format GTK 4.8's renderers take as it is, with a checker while it loads.
  * The loader's event fd is a GLib source; the scroll state comes from GTK's own
- * scrolling (scroll_observer.h), read on every frame-clock tick.
+ * scrolling (scroll_observer.h), read on every frame-clock tick. Animated GIF
+ * and WebP rows play: on each tick the visible cells ask lazyimg_frame_at for
+ * the frame due since they appeared, and get a new texture when it changed.
  *
  * With --script it replays a scripted wheel drag and flings into GTK's scroll
  * controllers (scripted_input.h), checks what the terminal demo checks
  * (feed_checks.h) and that the thumbnails on screen are not blank, read from a
- * screenshot of the window that --screenshot writes, and that every lazyimg
- * image a texture held was released. It exits non-zero when an expectation
+ * screenshot of the window that --screenshot writes, that an animated cell
+ * advanced while visible and no frame was decoded while none was
+ * (animation_watch.h), and that every lazyimg image a texture held was released. It exits non-zero when an expectation
  * fails.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "animation_watch.h"
 #include "feed_checks.h"
 #include "feed_options.h"
 #include "feed_pager.h"
@@ -41,6 +45,7 @@
 #define NOMINAL_ROW_H (THUMB_H + 8) /* until the list has rows to measure */
 #define PHOTO_COLOURS 64  /* a thumbnail area with fewer colours is blank */
 #define MIN_SHOWN_PX 8    /* rows showing less of their thumbnail are not judged */
+#define ANIMATION_BUFFER (1 << 20) /* decoded frames an animation keeps ahead */
 
 /* The pixel format of the loader's images and of their textures: the same four
  * bytes. GTK 4.8 uploads B8G8R8A8_PREMULTIPLIED to desktop GL as it is (GL_BGRA)
@@ -51,6 +56,12 @@
 #define LOADER_FORMAT LAZYIMG_PIXEL_BGRA8_PREMULTIPLIED
 
 static const char builtin_script[] =
+    "wait\n"
+    "idle 60         # a second at the top: rows 1 and 2 play their animations\n"
+    "wheel 5         # about four rows down, no animated row on screen: their decoding stops\n"
+    "wait\n"
+    "idle 60\n"
+    "wheel -5\n"
     "wait\n"
     "wheel 4         # four wheel steps down, a frame each: DRAGGING; the next page is asked for\n"
     "wait\n"
@@ -70,6 +81,12 @@ struct cell {
     int deferred;         /* the request answered DEFERRED */
     int ask_again;        /* its ticket was cancelled while it still shows the row */
     lazyimg_status error; /* LAZYIMG_OK = none */
+    /* An animated image: its frames, since when the cell shows it (the
+     * animation's clock), the frame shown and how often it changed. */
+    uint32_t frames;
+    double shown_since;
+    uint32_t frame_index;
+    unsigned advances;
 };
 
 struct options {
@@ -83,6 +100,7 @@ struct app {
     struct feed_server *server;
     struct feed_pager pager;
     struct feed_checks checks;
+    struct animation_watch watch;
     GMainLoop *loop;
     GtkWidget *window, *status;
     GtkScrolledWindow *scrolled;
@@ -171,6 +189,10 @@ static void cell_show_image(struct app *a, struct cell *c, lazyimg_image *image)
                 (int)lazyimg_image_pixel_format(image));
     gtk_picture_set_paintable(GTK_PICTURE(c->picture), GDK_PAINTABLE(texture));
     g_object_unref(texture);
+    if (!c->has_image) {
+        c->frames = lazyimg_image_frame_count(image);
+        c->shown_since = feed_now_ms();
+    }
     c->has_image = 1;
     cell_describe(a, c);
 }
@@ -258,6 +280,7 @@ static void cell_forget(struct app *a, struct cell *c)
     c->ticket = 0; /* its event, if one is to come, finds no cell: stale */
     c->has_image = c->deferred = c->ask_again = 0;
     c->error = LAZYIMG_OK;
+    c->frames = c->frame_index = c->advances = 0;
 }
 
 /* The list binds rows around the visible ones too: those show what memory
@@ -406,6 +429,30 @@ static int settled(struct app *a)
     return feed_stats(a->loader).in_flight == 0;
 }
 
+/* The visible cells' animations: a texture of the frame due for each when it
+ * changed; the last one stays while the next is not decoded yet. */
+static void animate(struct app *a, double now)
+{
+    unsigned shown = 0, advances = 0;
+    for (size_t row = a->first; row < a->first + a->visible && row < a->pager.count; row++) {
+        struct cell *c = g_hash_table_lookup(a->bound, GSIZE_TO_POINTER(row));
+        if (c == NULL || !c->has_image || c->frames < 2)
+            continue;
+        shown++;
+        lazyimg_image *frame = animation_next_frame(a->loader, row, now - c->shown_since, &c->frame_index);
+        if (frame != NULL) {
+            GdkTexture *texture = texture_for(a, frame);
+            gtk_picture_set_paintable(GTK_PICTURE(c->picture), GDK_PAINTABLE(texture));
+            g_object_unref(texture);
+            lazyimg_image_release(frame);
+            c->advances++;
+        }
+        advances = c->advances > advances ? c->advances : advances;
+    }
+    if (a->script != NULL)
+        animation_watch_frame(&a->watch, &a->checks, a->loader, shown, advances);
+}
+
 /* Once a frame, after the observer read GTK's scrolling. */
 static void on_frame(void *user_data, const struct scroll_observer *o)
 {
@@ -419,6 +466,7 @@ static void on_frame(void *user_data, const struct scroll_observer *o)
         a->coasted_rows += fabs(o->moved) / a->row_height;
     }
     update_view(a);
+    animate(a, feed_now_ms());
     update_status(a);
     if (a->script != NULL &&
         !scripted_input_frame(a->script, settled(a), feed_now_ms(), a->opt.run.wait_ms, &a->checks.failures)) {
@@ -591,6 +639,7 @@ int main(int argc, char **argv)
     cfg.target_height = THUMB_H;
     cfg.fit = LAZYIMG_FIT_FILL;
     cfg.pixel_format = LOADER_FORMAT;
+    cfg.animation_buffer_bytes = ANIMATION_BUFFER;
     lazyimg_status st = lazyimg_loader_create(&cfg, &a.loader);
     if (st < 0) {
         fprintf(stderr, "gtk-feed: lazyimg_loader_create: %s\n", lazyimg_strerror(st));
@@ -619,6 +668,7 @@ int main(int argc, char **argv)
     if (a.script != NULL) {
         check_screenshot(&a);
         feed_checks_run(&a.checks, a.loader, &a.pager, a.server, a.opt.run.quiet);
+        animation_watch_check(&a.watch, &a.checks, a.opt.run.quiet);
         if (!a.opt.run.quiet)
             printf("script %s: %lu frames; %u release(s): GTK decelerated the list for %lu frames, %.1f rows\n",
                    a.opt.run.script, scripted_input_frames(a.script), a.observer.decelerations, a.coasting_frames,

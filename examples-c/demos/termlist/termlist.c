@@ -11,13 +11,16 @@
  * with, and wait for one event per ticket.
  * Every motion reports its scroll state and velocity, and a glide or fling its
  * resting place (lazyimg_set_scroll_target). Events are dispatched from the
- * poll() loop on lazyimg_event_fd.
+ * poll() loop on lazyimg_event_fd. Animated GIF and WebP rows play: each frame
+ * the visible cells ask lazyimg_frame_at for the frame due since they appeared,
+ * and keep showing the last one while the next is not decoded yet.
  *
  * Without a terminal (or with --script) it replays a scripted scroll, checks
  * what a list needs (while the list moves, downloads only for the rows the
  * scroll policy allows; a URL downloaded again only after its first transfer was
- * cancelled; one event per ticket; the pages arrived: feed_checks.c, shared
- * with the GTK feed), writes a contact sheet of the screen with --sheet, and
+ * cancelled; one event per ticket; the pages arrived: feed_checks.c; an animated
+ * cell advanced while visible and no frame was decoded while none was:
+ * animation_watch.c; both shared with the GTK feed), writes a contact sheet of the screen with --sheet, and
  * exits non-zero when an expectation fails.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -38,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "animation_watch.h"
 #include "feed_checks.h"
 #include "feed_options.h"
 #include "feed_pager.h"
@@ -60,6 +64,7 @@
 #define SHEET_SCALE 8            /* contact sheet: each thumbnail pixel as 8x8 */
 #define SHEET_COLUMNS 3
 #define SHEET_GAP 12
+#define ANIMATION_BUFFER (256 << 10) /* decoded frames an animation keeps ahead */
 
 /* A reusable cell: shows one row and waits for at most one ticket. */
 struct cell {
@@ -70,6 +75,12 @@ struct cell {
     lazyimg_status error; /* LAZYIMG_OK = none */
     int deferred;         /* the request answered DEFERRED */
     int ask_again;        /* its ticket was cancelled while it still shows the row */
+    /* An animated image: the frame shown (+1; NULL = the image itself), since when
+     * the cell shows the row (the animation's clock), and how often it changed. */
+    lazyimg_image *frame;
+    double shown_since;
+    uint32_t frame_index;
+    unsigned advances;
 };
 
 enum motion { STILL, DRAG, GLIDE, FLING };
@@ -89,6 +100,7 @@ struct app {
     int has_range;
     struct cell cells[MAX_CELLS];
     struct feed_checks checks; /* and what the loader was told */
+    struct animation_watch watch;
     lazyimg_stats ended;       /* the stats when the script ended, before destroy */
     double ended_at;
     unsigned targets_sent;
@@ -115,8 +127,11 @@ static struct cell *cell_for_row(struct app *a, size_t row)
 static void cell_clear(struct cell *c)
 {
     lazyimg_image_release(c->image);
+    lazyimg_image_release(c->frame);
     lazyimg_image_release(c->placeholder);
-    c->image = c->placeholder = NULL;
+    c->image = c->frame = c->placeholder = NULL;
+    c->frame_index = 0;
+    c->advances = 0;
     c->ticket = 0;
     c->error = LAZYIMG_OK;
     c->deferred = c->ask_again = 0;
@@ -132,6 +147,7 @@ static void cell_request(struct app *a, struct cell *c)
     c->ask_again = 0;
     if (st == LAZYIMG_OK) {
         c->image = image;
+        c->shown_since = feed_now_ms();
     } else if (st == LAZYIMG_PENDING || st == LAZYIMG_DEFERRED || st == LAZYIMG_PLACEHOLDER) {
         c->ticket = ticket;
         c->deferred = st == LAZYIMG_DEFERRED;
@@ -159,6 +175,7 @@ static void on_event(void *user_data, const lazyimg_event *ev)
         feed_expect(&a->checks, !lazyimg_image_is_placeholder(ev->image), "row %zu: an IMAGE event with a placeholder",
                     ev->row);
         c->image = lazyimg_image_retain(ev->image);
+        c->shown_since = feed_now_ms();
         lazyimg_image_release(c->placeholder);
         c->placeholder = NULL;
     }
@@ -217,6 +234,29 @@ static void update_view(struct app *a)
             cell_request(a, c);
         }
     }
+}
+
+/* The visible cells' animations: the frame due for each now, kept until the
+ * next is decoded. Returns how many animated rows are on screen. */
+static unsigned animate(struct app *a, double now)
+{
+    unsigned shown = 0, advances = 0;
+    for (size_t row = a->first; row < a->first + a->visible && row < a->pager.count; row++) {
+        struct cell *c = cell_for_row(a, row);
+        if (c == NULL || c->image == NULL || lazyimg_image_frame_count(c->image) < 2)
+            continue;
+        shown++;
+        lazyimg_image *frame = animation_next_frame(a->loader, row, now - c->shown_since, &c->frame_index);
+        if (frame != NULL) {
+            lazyimg_image_release(c->frame);
+            c->frame = frame;
+            c->advances++;
+        }
+        advances = c->advances > advances ? c->advances : advances;
+    }
+    if (!a->interactive)
+        animation_watch_frame(&a->watch, &a->checks, a->loader, shown, advances);
+    return shown;
 }
 
 /* One frame of motion, `dt` seconds long. */
@@ -337,7 +377,9 @@ static void thumb_pixel(const struct cell *c, int x, int y, uint8_t rgb[3])
 {
     static const uint8_t background[3] = {24, 24, 30};
     memcpy(rgb, background, 3);
-    const lazyimg_image *shown = c == NULL ? NULL : c->image != NULL ? c->image : c->placeholder;
+    const lazyimg_image *shown = NULL;
+    if (c != NULL)
+        shown = c->frame != NULL ? c->frame : c->image != NULL ? c->image : c->placeholder;
     if (shown == NULL || (c->image == NULL && c->error != LAZYIMG_OK)) {
         int checker = ((x / 4) + (y / 4)) % 2;
         uint8_t v = (uint8_t)(c != NULL && c->error != LAZYIMG_OK ? 0 : checker ? 52 : 44);
@@ -365,6 +407,8 @@ static void render_text(struct app *a, struct out *o, size_t row, int line)
     put(o, "\x1b[0m  ");
     if (line == 1) {
         put(o, "\x1b[1m%-.*s\x1b[0m  \x1b[2mrow %zu\x1b[0m", a->cols - TEXT_COL - 16, it->title, row);
+        if (c != NULL && c->image != NULL && lazyimg_image_frame_count(c->image) > 1)
+            put(o, " \x1b[2mframe %u of %u\x1b[0m", c->frame_index + 1, lazyimg_image_frame_count(c->image));
     } else if (line == 2) {
         put(o, "%ux%u", it->width, it->height);
         if (c != NULL && c->image != NULL)
@@ -584,6 +628,12 @@ static void read_keys(struct app *a, double now)
 
 static const char builtin_script[] =
     "wait\n"
+    "idle 60         # a second at the top: rows 1 and 2 play their animations\n"
+    "key down 4      # four rows down, no animated row on screen: their decoding stops\n"
+    "wait\n"
+    "idle 60\n"
+    "key up 4\n"
+    "wait\n"
     "key down 3      # drag down three rows, a step a frame: requests answer DEFERRED\n"
     "wait\n"
     "key wheeldown 4\n"
@@ -653,8 +703,9 @@ struct options {
 };
 
 /* One frame: wait up to `timeout_ms` for events (and keys), dispatch them, move,
- * update the view and draw. */
-static void frame(struct app *a, int timeout_ms, double dt)
+ * update the view, play the animations and draw. Returns how many animated
+ * rows are on screen. */
+static unsigned frame(struct app *a, int timeout_ms, double dt)
 {
     struct pollfd fds[2] = {{lazyimg_event_fd(a->loader), POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
     int ready = poll(fds, a->interactive ? 2 : 1, timeout_ms);
@@ -671,8 +722,10 @@ static void frame(struct app *a, int timeout_ms, double dt)
     feed_pager_poll(&a->pager, a->loader, now);
     step_motion(a, dt, now);
     update_view(a);
+    unsigned animated = animate(a, feed_now_ms());
     if (a->interactive)
         render(a);
+    return animated;
 }
 
 static int run_interactive(struct app *a, const struct options *opt)
@@ -683,11 +736,12 @@ static int run_interactive(struct app *a, const struct options *opt)
         fprintf(stderr, "termlist: cannot use this terminal\n");
         return 1;
     }
+    unsigned animated = 0;
     while (!interrupted && (opt->frames < 0 || frames++ < opt->frames)) {
         /* A motion that starts after a quiet spell starts from one frame's worth, not
-         * from the time the loop slept. */
+         * from the time the loop slept. Animations on screen keep the frames coming. */
         double now = feed_now_ms(), dt = (now - last) / 1000;
-        frame(a, a->motion != STILL ? FRAME_MS : 250, dt < 0.05 ? dt : 0.05);
+        animated = frame(a, a->motion != STILL || animated > 0 ? FRAME_MS : 250, dt < 0.05 ? dt : 0.05);
         last = now;
     }
     return 0;
@@ -785,6 +839,7 @@ static void report(struct app *a, const struct options *opt, int nonblank)
     a->ended = feed_stats(a->loader); /* before destroy cancels the rest */
     a->ended_at = feed_now_ms();
     feed_checks_run(&a->checks, a->loader, &a->pager, a->server, opt->run.quiet);
+    animation_watch_check(&a->watch, &a->checks, opt->run.quiet);
     if (!opt->run.quiet)
         printf("scroll targets sent: %u\n", a->targets_sent);
     if (opt->sheet != NULL) {
@@ -823,6 +878,7 @@ int main(int argc, char **argv)
     cfg.target_width = THUMB_W;
     cfg.target_height = THUMB_H;
     cfg.timeout_ms = opt.timeout_ms; /* 0 = the default */
+    cfg.animation_buffer_bytes = ANIMATION_BUFFER;
     lazyimg_status st = lazyimg_loader_create(&cfg, &a.loader);
     if (st < 0) {
         fprintf(stderr, "termlist: lazyimg_loader_create: %s\n", lazyimg_strerror(st));

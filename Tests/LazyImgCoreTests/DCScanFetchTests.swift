@@ -1,0 +1,297 @@
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_5 // ThreadSanitizer group 5 (see the Makefile's tsan)
+import Glibc
+@testable import LazyImgCore
+import TestSupport
+import XCTest
+
+/// A box that a progressive JPEG fills from DCT scale 1/8 gets the file's start only,
+/// up to its DC scans; a larger box for the URL continues the download from there.
+/// Real libcurl, a loopback server of byte ranges, progressive JPEGs made by TurboJPEG.
+final class DCScanFetchTests: XCTestCase {
+    private let photo = makeNoiseJPEG(width: 768, height: 512, quality: 80, progressive: true)
+
+    // MARK: What the start of a file is enough for
+
+    func testTheDCScansOfAProgressiveJPEGAreEnoughForABoxAnEighthOfItsSize() throws {
+        let box = DecodeOptions(target: TargetSize(width: 96, height: 96))
+        guard case .suffice(let end) = JPEGDCScans.examine(photo, for: box) else {
+            return XCTFail("\(JPEGDCScans.examine(photo, for: box))")
+        }
+        XCTAssertLessThan(end, photo.count / 4, "the DC scans are a small part of the file")
+        XCTAssertEqual(JPEGDCScans.examine(Array(photo[..<end]), for: box), .needMore(upTo: guessedEnd(end)),
+                       "without the marker after them the scans may go on")
+        // The start and an EOI decode to the box, close to the whole file's picture.
+        let decoder = JPEGDecoder()
+        let start = try decoder.decode(JPEGDCScans.decodable(photo, upTo: end), options: box, limits: DecodeLimits())
+        let whole = try decoder.decode(photo, options: box, limits: DecodeLimits())
+        XCTAssertEqual([start.width, start.height], [whole.width, whole.height])
+        XCTAssertFalse(start.isDamaged)
+        XCTAssertGreaterThan(psnr(start, whole), 45, "the DC values as they are, not smoothed")
+    }
+
+    func testBaselineLargerBoxesAndOtherFilesNeedTheWholeFile() {
+        let small = DecodeOptions(target: TargetSize(width: 96, height: 96))
+        XCTAssertEqual(JPEGDCScans.examine(makeNoiseJPEG(width: 768, height: 512), for: small), .needWholeFile)
+        XCTAssertEqual(JPEGDCScans.examine(photo, for: DecodeOptions(target: TargetSize(width: 97, height: 97))),
+                       .needWholeFile, "1/4 is the scale that covers 97 px")
+        XCTAssertEqual(JPEGDCScans.examine(photo, for: DecodeOptions()), .needWholeFile, "the original size")
+        XCTAssertEqual(JPEGDCScans.examine(makePNG(width: 768, height: 512), for: small), .needWholeFile)
+        XCTAssertEqual(JPEGDCScans.examine(Array(photo[..<3]), for: small), .needWholeFile)
+    }
+
+    // MARK: Through the loader
+
+    func testASmallBoxFetchesTheDCScansAndALargerBoxResumesFromThem() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"")
+        let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
+        let list = try loader(session: session, box: 64)
+        defer { try? list.0.shutdown() }
+        let image = try show(server.url("/p.jpg"), in: list)
+        XCTAssertEqual([image.width, image.height], [64, 43])
+        XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)"])
+        let listStats = list.0.stats
+        XCTAssertEqual(listStats.bytesDownloaded, UInt64(CurlTransfer.firstRangeBytes))
+
+        let detail = try loader(session: session, box: 512)
+        defer { try? detail.0.shutdown() }
+        let large = try show(server.url("/p.jpg"), in: detail)
+        XCTAssertEqual(large.width, 512)
+        let asked = server.requests("/p.jpg").last
+        XCTAssertEqual(asked?.header("Range"), "bytes=\(CurlTransfer.firstRangeBytes)-")
+        XCTAssertEqual(asked?.header("If-Range"), "\"p1\"")
+        XCTAssertEqual(detail.0.stats.bytesResumed, UInt64(CurlTransfer.firstRangeBytes))
+        XCTAssertEqual(detail.0.stats.bytesDownloaded, UInt64(photo.count - CurlTransfer.firstRangeBytes))
+        let whole = try JPEGDecoder().decode(photo, options: DecodeOptions(target: TargetSize(width: 512, height: 512)),
+                                             limits: DecodeLimits())
+        XCTAssertTrue(Array(large.row(100)) == Array(whole.row(100)), "the larger box shows the whole file")
+    }
+
+    func testAKeptStartAnswersAnotherSmallBoxWithoutTheNetwork() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let second = try showAt64Then96(server, forgettingBetween: false)
+        XCTAssertEqual(server.hits("/p.jpg"), 1)
+        XCTAssertEqual(second.bytesDownloaded, 0)
+        XCTAssertGreaterThan(second.bytesResumed, 0)
+    }
+
+    func testAListAndItsDetailWaitingOnOneDownloadShareItsBytes() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", gated: true)
+        let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
+        let list = try loader(session: session, box: 64), detail = try loader(session: session, box: 512)
+        defer {
+            try? list.0.shutdown()
+            try? detail.0.shutdown()
+        }
+        for loader in [list, detail] {
+            try loader.0.setItems([server.url("/p.jpg")])
+            try loader.0.setVisibleRange(first: 0, count: 1)
+            XCTAssertNotNil(try loader.0.request(row: 0).ticket)
+        }
+        XCTAssertTrue(server.waitForHits("/p.jpg", count: 1, timeoutMilliseconds: 10_000))
+        server.release("/p.jpg")
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+        let large = try show(server.url("/p.jpg"), in: detail)
+        let whole = try JPEGDecoder().decode(photo, options: DecodeOptions(target: TargetSize(width: 512, height: 512)),
+                                             limits: DecodeLimits())
+        XCTAssertTrue(Array(large.row(100)) == Array(whole.row(100)))
+        XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") },
+                       ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)", "bytes=\(CurlTransfer.firstRangeBytes)-"],
+                       "the detail's download continues the list's")
+    }
+
+    func testAForgottenURLsKeptStartAnswersNothing() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let second = try showAt64Then96(server, forgettingBetween: true)
+        XCTAssertEqual(server.hits("/p.jpg"), 2, "asked again")
+        XCTAssertEqual(second.bytesResumed, 0)
+    }
+
+    func testDCScansLongerThanTheFirstRangeAreAskedForAsTheScanHeadersSay() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let large = makeNoiseJPEG(width: 2048, height: 2048, quality: 80, progressive: true)
+        server.serveRanges("/l.jpg", body: large, validator: "\"l1\"")
+        let list = try loader(box: 64)
+        defer { try? list.0.shutdown() }
+        let image = try show(server.url("/l.jpg"), in: list)
+        XCTAssertEqual(image.width, 64)
+        let ranges = server.requests("/l.jpg").map { $0.header("Range") ?? "" }
+        XCTAssertGreaterThan(ranges.count, 1, "\(ranges)")
+        XCTAssertLessThan(ranges.count, CurlTransfer.maxStartHops)
+        XCTAssertTrue(ranges[1].hasPrefix("bytes=\(CurlTransfer.firstRangeBytes)-"), "\(ranges)")
+        XCTAssertFalse(ranges.last?.hasSuffix("-") ?? true, "never the whole rest: \(ranges)")
+        XCTAssertLessThan(list.0.stats.bytesDownloaded, UInt64(large.count / 3))
+        XCTAssertEqual(list.0.stats.bytesResumed, 0, "its own earlier ranges are downloaded bytes")
+    }
+
+    func testABaselineJPEGGetsTheRestAndCostsNoByteMore() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let baseline = makeNoiseJPEG(width: 768, height: 512, quality: 80)
+        server.serveRanges("/b.jpg", body: baseline, validator: "\"b1\"")
+        let list = try loader(box: 64)
+        defer { try? list.0.shutdown() }
+        let image = try show(server.url("/b.jpg"), in: list)
+        let whole = try JPEGDecoder().decode(baseline, options: DecodeOptions(target: TargetSize(width: 64, height: 64)),
+                                             limits: DecodeLimits())
+        XCTAssertTrue(Array(image.row(20)) == Array(whole.row(20)))
+        XCTAssertEqual(server.requests("/b.jpg").map { $0.header("Range") },
+                       ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)", "bytes=\(CurlTransfer.firstRangeBytes)-"])
+        XCTAssertEqual(list.0.stats.bytesDownloaded, UInt64(baseline.count))
+        XCTAssertEqual(list.0.stats.bytesResumed, 0)
+    }
+
+    func testASiteOfBaselineFilesIsAskedForWholeFilesAfterItsFirst() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        for (index, seed) in [1, 2, 3].enumerated() {
+            server.serveRanges("/\(index).jpg", body: makeNoiseJPEG(width: 768, height: 512, seed: UInt64(seed), quality: 80),
+                               validator: "\"b\(index)\"")
+        }
+        let list = try loader(box: 64)
+        defer { try? list.0.shutdown() }
+        for index in 0..<3 { XCTAssertEqual(try show(server.url("/\(index).jpg"), in: list).width, 64) }
+        XCTAssertEqual(server.requests("/0.jpg").count, 2, "the start, then the rest")
+        XCTAssertEqual(server.requests("/1.jpg").map { $0.header("Range") }, [nil])
+        XCTAssertEqual(server.requests("/2.jpg").map { $0.header("Range") }, [nil])
+        // A progressive file fetched whole turns the site back: the next asks for its start.
+        server.serveRanges("/3.jpg", body: photo, validator: "\"p3\"")
+        server.serveRanges("/4.jpg", body: photo, validator: "\"p4\"")
+        XCTAssertEqual(try show(server.url("/3.jpg"), in: list).width, 64)
+        XCTAssertEqual(server.requests("/3.jpg").map { $0.header("Range") }, [nil])
+        XCTAssertEqual(try show(server.url("/4.jpg"), in: list).width, 64)
+        let end = try XCTUnwrap({ if case .suffice(let end) = JPEGDCScans.examine(photo, for: DecodeOptions(
+            target: TargetSize(width: 64, height: 64))) { end } else { nil } }())
+        XCTAssertEqual(server.requests("/4.jpg").map { $0.header("Range") }, ["bytes=0-\(end + end / 4 + 512 - 1)"],
+                       "sized from the DC scans seen there")
+    }
+
+    func testAServerThatIgnoresRangeSendsTheWholeFile() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", ranges: .ignore)
+        let list = try loader(box: 64)
+        defer { try? list.0.shutdown() }
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+        XCTAssertEqual(server.hits("/p.jpg"), 1)
+        XCTAssertEqual(list.0.stats.bytesDownloaded, UInt64(photo.count))
+    }
+
+    func testAMisplacedRangeStartsOverWithoutRange() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", ranges: .misplace(by: 7))
+        let list = try loader(box: 64)
+        defer { try? list.0.shutdown() }
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+        XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)", nil])
+    }
+
+    func testFetchingDCScansOnlyCanBeTurnedOff() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"")
+        let list = try loader(box: 64) { $0.fetchesDCScansOnly = false }
+        defer { try? list.0.shutdown() }
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+        XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, [nil])
+        XCTAssertEqual(list.0.stats.bytesDownloaded, UInt64(photo.count))
+    }
+
+    func testTheDiskKeepsADCScansImageForItsBoxOnly() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", headers: ["Cache-Control: max-age=600"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func diskLoader(_ box: Int) throws -> (ImageLoader, EventLog) {
+            try loader(box: box) { $0.diskCacheDirectory = directory.path }
+        }
+        do {
+            let list = try diskLoader(64)
+            XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+            try list.0.shutdown()
+        }
+        let again = try diskLoader(64)
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: again).width, 64)
+        XCTAssertEqual(again.0.stats.diskHits, 1, "its box's thumbnail")
+        try again.0.shutdown()
+        let hits = server.hits("/p.jpg")
+        let detail = try diskLoader(512)
+        defer { try? detail.0.shutdown() }
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: detail).width, 512)
+        XCTAssertEqual(detail.0.stats.diskHits, 0, "the start is no original for a larger box")
+        // A new network: no start kept, and nothing learnt of the site for 512 px yet.
+        XCTAssertEqual(server.requests("/p.jpg").dropFirst(hits).map { $0.header("Range") },
+                       ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)", "bytes=\(CurlTransfer.firstRangeBytes)-"])
+    }
+
+    // MARK: Helpers
+
+    /// The photo in a 64 px loader, then in a 96 px one of the same session (both
+    /// served by the DC scans); the second's stats. no-store: no response is kept
+    /// for reuse, so the second asks the network.
+    private func showAt64Then96(_ server: HTTPTestServer, forgettingBetween forget: Bool) throws -> LoaderStats {
+        server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", headers: ["Cache-Control: no-store"])
+        let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
+        let first = try loader(session: session, box: 64)
+        defer { try? first.0.shutdown() }
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: first).width, 64)
+        if forget { try first.0.removeFromDiskCache(url: ImageURL(server.url("/p.jpg"))) }
+        let second = try loader(session: session, box: 96)
+        defer { try? second.0.shutdown() }
+        XCTAssertEqual(try show(server.url("/p.jpg"), in: second).width, 96)
+        return second.0.stats
+    }
+
+    private func guessedEnd(_ have: Int) -> Int {
+        guard case .needMore(let upTo) = JPEGDCScans.examine(Array(photo[..<have]), for: DecodeOptions(
+            target: TargetSize(width: 96, height: 96))) else { return -1 }
+        return upTo
+    }
+
+    private func loader(session: ImageSession? = nil, box: Int, _ change: (inout LoaderConfiguration) -> Void = { _ in })
+        throws -> (ImageLoader, EventLog) {
+        var config = LoaderConfiguration()
+        config.session = session
+        config.target = TargetSize(width: box, height: box)
+        config.decodeThreads = 1
+        change(&config)
+        let log = EventLog()
+        return (try ImageLoader(configuration: config) { log.record($0) }, log)
+    }
+
+    private func show(_ url: String, in loader: (ImageLoader, EventLog), file: StaticString = #filePath,
+                      line: UInt = #line) throws -> DecodedImage {
+        try loader.0.setItems([url])
+        try loader.0.setVisibleRange(first: 0, count: 1)
+        let answer = try loader.0.request(row: 0)
+        if let image = answer.image { return image }
+        let ticket = try XCTUnwrap(answer.ticket, file: file, line: line)
+        while loader.1.events(for: ticket).isEmpty {
+            guard try loader.0.waitForEvents(milliseconds: 10_000) else { break }
+            _ = loader.0.dispatch(max: 0)
+        }
+        let event = try XCTUnwrap(loader.1.events(for: ticket).first, "no event", file: file, line: line)
+        return try XCTUnwrap(event.image, "\(String(describing: event.error)) \(event.message)", file: file, line: line)
+    }
+
+    /// Peak signal to noise over R, G and B, in dB.
+    private func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
+        var squares = 0.0, count = 0.0
+        for y in 0..<a.height {
+            for (index, (p, q)) in zip(a.row(y), b.row(y)).enumerated() where index % 4 != 3 {
+                squares += Double((Int(p) - Int(q)) * (Int(p) - Int(q)))
+                count += 1
+            }
+        }
+        return squares == 0 ? .infinity : 10 * log10(255 * 255 / (squares / count))
+    }
+}
+#endif
