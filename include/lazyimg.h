@@ -104,7 +104,9 @@ typedef enum lazyimg_status {
     LAZYIMG_E_UNSUPPORTED = -7,      /* not an image format (or a kind of one,
                                         such as lossless JPEG) this build
                                         decodes; AVIF and HEIF in a build
-                                        without libavif or libde265; HEIF
+                                        without libavif or libde265 (make builds
+                                        HEIF only where libheif, which the tests
+                                        use, is found as well); HEIF
                                         overlays (iovl) and AV1 in a HEIF
                                         brand */
     LAZYIMG_E_TOO_LARGE = -8,        /* over max_response_bytes, max_pixels or
@@ -330,7 +332,8 @@ typedef struct lazyimg_config {
     uint64_t memory_cache_bytes;   /* decoded-image cache; default 64 MiB; 0 = off.
                                       With a session, this loader's own limit
                                       inside the session's shared budget. Since
-                                      0.4.0 it also holds the animations' frames
+                                      0.4.0 it also holds what playing animations
+                                      keep: their files, canvases and frames
                                       (animation_buffer_bytes) */
     uint32_t max_concurrent_downloads; /* default 16 (a screenful of rows and the
                                       rows ahead start at once); 0 = default;
@@ -554,9 +557,10 @@ typedef struct lazyimg_config {
                                       continues that download (Range with
                                       If-Range). The disk cache keeps such an
                                       image as this box's thumbnail only, never as
-                                      the original. A baseline file costs one
-                                      extra request for a server's first file; its
-                                      next files come whole. Only with
+                                      the original. On a server of baseline
+                                      files, each file started before its first
+                                      answer costs one extra request; the files
+                                      after come whole. Only with
                                       output = LAZYIMG_OUTPUT_PIXELS and a box
                                       (target_width or target_height set).
                                       0 = fetch every file whole. See
@@ -1045,7 +1049,12 @@ typedef struct lazyimg_stats {
                                       the network cut it off) kept its first
                                       bytes, and the next download of the URL
                                       asked only for the rest (Range, answered
-                                      206). Not counted in bytes_downloaded */
+                                      206); also the start of a progressive JPEG
+                                      fetched for a small box (see
+                                      fetch_dc_scans_only) that a larger box
+                                      continued, or that answered another small
+                                      box without a request. Not counted in
+                                      bytes_downloaded */
     uint64_t frames_decoded;       /* animation frames decoded into a buffer */
     uint64_t animation_bytes;      /* now: what the animations' frames and canvases
                                       hold, part of memory_cache_bytes */

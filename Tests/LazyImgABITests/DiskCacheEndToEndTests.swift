@@ -356,15 +356,17 @@ final class DiskCacheEndToEndTests: XCTestCase {
         let pixels = loadAll(host, urls)
         XCTAssertEqual(host.events.map(\.type), Array(repeating: LAZYIMG_EVENT_IMAGE, count: urls.count), "every image")
         XCTAssertTrue(pixels.allSatisfy { !$0.isEmpty })
+        // The originals cannot all fit, so some write of this loader finds the disk
+        // full. Writes follow the events they store: wait for one to fail. (Asked of
+        // the next loader instead, this was a race: when every row's small thumbnail
+        // had fitted, it downloaded and wrote nothing.)
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + 10_000
+        while host.stats().disk_write_errors == 0 && clock.nowMilliseconds < deadline { usleep(1000) }
+        XCTAssertGreaterThan(host.stats().disk_write_errors, 0, "writes that found the disk full are counted")
         XCTAssertEqual(host.destroy(), LAZYIMG_OK, "waits for the disk writes")
         let again = try makeHost { $0.disk_cache_bytes = 64 << 20 }
         XCTAssertEqual(loadAll(again, urls), pixels, "what is on disk is intact, the rest downloaded again")
-        // The writes follow the events they store: wait for one to find the disk full
-        // (under load they came after loadAll returned, and the count read 0).
-        let clock = MonotonicClock()
-        let deadline = clock.nowMilliseconds + 10_000
-        while again.stats().disk_write_errors == 0 && clock.nowMilliseconds < deadline { usleep(1000) }
-        XCTAssertGreaterThan(again.stats().disk_write_errors, 0, "writes that found the disk full are counted")
         XCTAssertTrue(again.events.contains { $0.source == LAZYIMG_SOURCE_DISK }, "some entries fitted")
         XCTAssertEqual(again.events.map(\.type), Array(repeating: LAZYIMG_EVENT_IMAGE, count: urls.count))
     }
