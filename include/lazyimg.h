@@ -19,6 +19,20 @@
  * The one exception to "any thread": lazyimg_loader_destroy must not overlap
  * any other call on the same loader (see there).
  *
+ * Since 0.4.0: what a UI thread may wait on. Each loader decides on a thread of
+ * its own (its scheduler): which downloads start, wait or stop, the landing
+ * estimate, the prefetch window. lazyimg_set_scroll_state,
+ * lazyimg_set_visible_range and lazyimg_set_scroll_target only record what
+ * they are told (atomic stores and a lock-free queue) and take no lock at all;
+ * at most they wake the scheduler with one eventfd write, coalesced, and not
+ * while the list keeps moving. lazyimg_request, lazyimg_lookup and
+ * lazyimg_cancel take one lock that other threads hold only for short,
+ * bounded sections (to store a finished image, end a ticket or record a
+ * failure), never across I/O or a decode; lazyimg_dispatch takes the event
+ * queue's lock, which others hold only to append an event. So events follow
+ * the calls that cause them a moment later (a NEED_PAGE event included): a
+ * host dispatches them from its loop, as it does every other event.
+ *
  * Priorities: the threads that decode and read files run 10 nice steps below
  * the thread that created the loader (at most nice 19), as Android's background
  * threads do, so a UI thread waking for a frame is not kept waiting behind a
@@ -791,7 +805,8 @@ lazyimg_status lazyimg_lookup_placeholder(lazyimg_loader *loader, size_t row, la
  * then, status OK, url ""), and no other until lazyimg_append_items (or
  * lazyimg_set_items) changes the list, which re-arms it. Each call re-arms
  * too: call it again after a page failed, to be asked again; with has_more 0
- * no more NEED_PAGE events come. Checked at once and after every list or view
+ * no more NEED_PAGE events come. Checked at once (on the loader's scheduler
+ * thread, so the event follows a moment later) and after every list or view
  * change. Off until the first call.
  * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
 lazyimg_status lazyimg_set_paging(lazyimg_loader *loader, size_t distance_rows, int has_more);

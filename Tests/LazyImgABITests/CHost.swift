@@ -107,6 +107,17 @@ final class CHost: @unchecked Sendable {
         return true
     }
 
+    /// Yields the core until `condition` holds, failing after 10 s: for what the
+    /// loader's scheduler thread decides moments after a call returns.
+    func waitUntil(_ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + 10_000
+        while !condition() {
+            guard clock.nowMilliseconds < deadline else { return XCTFail("timed out: \(what)", file: file, line: line) }
+            sched_yield()
+        }
+    }
+
     func stats() -> lazyimg_stats {
         var stats = lazyimg_stats()
         stats.struct_size = UInt32(MemoryLayout<lazyimg_stats>.size)

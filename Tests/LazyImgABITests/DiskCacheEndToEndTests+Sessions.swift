@@ -39,6 +39,8 @@ extension DiskCacheEndToEndTests {
             XCTAssertEqual(host.request(0).status, LAZYIMG_PENDING)
         }
         XCTAssertTrue(server.waitForHits("/shared.jpg", count: 1, timeoutMilliseconds: 10_000))
+        // Each loader's scheduler has started its part of the one download.
+        for host in [hosts.0, hosts.1] { host.waitUntil("the download started") { host.stats().in_flight == 1 } }
         return hosts
     }
 

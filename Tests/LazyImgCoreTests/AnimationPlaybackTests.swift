@@ -44,6 +44,9 @@ final class AnimationPlaybackTests: XCTestCase {
         return try rows.map { try XCTUnwrap(h.loader.lookup(row: $0)) }
     }
 
+    // Each range is followed by `h.settle()`: which rows are visible, and so which
+    // animations play, is the scheduler's to decide, on its thread.
+
     /// Runs the decode thread until the playing animations want nothing more where
     /// their playheads are: each round waits for the jobs queued, then has each
     /// player take what they made and ask for what it still wants, as its next frame
@@ -52,11 +55,11 @@ final class AnimationPlaybackTests: XCTestCase {
     private func idle(_ h: PolicyHarness) {
         for _ in 0..<100 {
             let done = expectation(description: "the decode thread has nothing left")
-            h.loader.decodePool.submit(priority: .max) { _ in done.fulfill() }
+            h.loader.workers.submit(priority: .max) { _ in done.fulfill() }
             wait(for: [done], timeout: 10)
-            let asked = h.loader.state.withLock { s in
+            let asked = h.loader.front.withLock { s in
                 let players = s.animations.playing.compactMap { s.animations.players[$0] }
-                for player in players where player.drain() { h.loader._animationMemoryDidChange(in: &s) }
+                for player in players where player.drain() { s.animationMemoryDidChange() }
                 for player in players { h.loader._decodeAhead(player, in: &s) }
                 return players.contains { $0.isDecoding }
             }
@@ -80,15 +83,15 @@ final class AnimationPlaybackTests: XCTestCase {
 
     /// The row's image in the cache, without marking it used.
     private func cached(_ h: PolicyHarness, row: Int) -> DecodedImage? {
-        h.loader.state.withLock { s in s.rows[row].flatMap { s.cache.peek($0) } }
+        h.loader.front.withLock { s in s.rows[row].flatMap { s.cache.peek($0) } }
     }
 
     /// The row's player, after it took what its batch left in its mailbox (as the
     /// next frame call would), the memory accounted.
     private func player(_ h: PolicyHarness, row: Int = 0) -> AnimationPlayer? {
-        h.loader.state.withLock { s in
+        h.loader.front.withLock { s in
             let player = s.rows[row].flatMap { s.animations.players[$0] }
-            if player?.drain() == true { h.loader._animationMemoryDidChange(in: &s) }
+            if player?.drain() == true { s.animationMemoryDidChange() }
             return player
         }
     }
@@ -96,6 +99,7 @@ final class AnimationPlaybackTests: XCTestCase {
     func testFramesComeAtTheBoxSizeAheadOfTheOneShownWithinTheBuffer() throws {
         let h = try harness(bufferFrames: 4)
         try h.loader.setVisibleRange(first: 0, count: 1)
+        h.settle()
         let first = try XCTUnwrap(try load(h, rows: 0..<1).first)
         XCTAssertEqual(first.animation?.frameCount, Self.frameCount)
 
@@ -125,6 +129,7 @@ final class AnimationPlaybackTests: XCTestCase {
     func testAnAnimationThatFitsIsDecodedOnceAndLoopsForNothing() throws {
         let h = try harness(bufferFrames: Self.frameCount)
         try h.loader.setVisibleRange(first: 0, count: 1)
+        h.settle()
         try load(h, rows: 0..<1)
         _ = try h.loader.frame(row: 0, at: 0)
         idle(h)
@@ -141,12 +146,15 @@ final class AnimationPlaybackTests: XCTestCase {
     func testARowThatLeavesStopsDecodingAndOneThatComesBackResumes() throws {
         let h = try harness(bufferFrames: 2)
         try h.loader.setVisibleRange(first: 0, count: 1)
+        h.settle()
         try load(h, rows: 0..<1)
         _ = try h.loader.frame(row: 0, index: 0)
         idle(h)
         XCTAssertEqual(h.loader.stats.framesDecoded, 1)
 
         try h.loader.setVisibleRange(first: 5, count: 3)
+
+        h.settle()
         XCTAssertEqual(player(h)?.isStopped, true)
         // Asked for while off screen: nothing decodes.
         for index in 2..<6 {
@@ -156,6 +164,8 @@ final class AnimationPlaybackTests: XCTestCase {
         XCTAssertEqual(h.loader.stats.framesDecoded, 1, "no frame decoded off screen")
 
         try h.loader.setVisibleRange(first: 0, count: 1)
+
+        h.settle()
         _ = try h.loader.frame(row: 0, index: 6)
         idle(h)
         XCTAssertEqual(h.loader.stats.framesDecoded, 3, "frames 6 and 7 once it is back")
@@ -167,10 +177,12 @@ final class AnimationPlaybackTests: XCTestCase {
     func testATrimDropsFramesFirst() throws {
         let h = try harness(bufferFrames: 4)
         try h.loader.setVisibleRange(first: 0, count: 2)
+        h.settle()
         let firsts = try load(h, rows: 0..<2)
         for row in 0..<2 { _ = try h.loader.frame(row: row, index: 1) }
         idle(h)
         try h.loader.setVisibleRange(first: 0, count: 1)
+        h.settle()
         XCTAssertEqual(player(h, row: 1)?.isStopped, true)
         XCTAssertEqual(h.loader.stats.animationBytes, UInt64(2 * (4 * Self.frameBytes + Self.canvasBytes)))
 
@@ -198,6 +210,7 @@ final class AnimationPlaybackTests: XCTestCase {
         let capacity = 3 * still + playing
         let h = try harness(bufferFrames: 4, memory: capacity)
         try h.loader.setVisibleRange(first: 0, count: 3)
+        h.settle()
         // Row 2's image is the oldest.
         try load(h, rows: 2..<3)
         let firsts = try load(h, rows: 0..<2)
@@ -205,6 +218,7 @@ final class AnimationPlaybackTests: XCTestCase {
         idle(h)
         XCTAssertEqual(h.loader.stats.animationBytes, UInt64(playing))
         try h.loader.setVisibleRange(first: 2, count: 2)
+        h.settle()
         XCTAssertEqual(player(h, row: 1)?.isStopped, true)
 
         // Row 2 plays: the stopped animation's frames and canvas make the room.
@@ -238,6 +252,7 @@ final class AnimationPlaybackTests: XCTestCase {
         let capacity = 2 * (still + Self.canvasBytes + 3 * Self.frameBytes) + Self.frameBytes
         let h = try harness(bufferFrames: 6, memory: capacity)
         try h.loader.setVisibleRange(first: 0, count: 2)
+        h.settle()
         let firsts = try load(h, rows: 0..<2)
         for row in 0..<2 { _ = try h.loader.frame(row: row, index: 1) }
         idle(h)
@@ -254,6 +269,7 @@ final class AnimationPlaybackTests: XCTestCase {
 
         // Row 1 leaves: row 0 has room for its whole buffer again.
         try h.loader.setVisibleRange(first: 0, count: 1)
+        h.settle()
         _ = try h.loader.frame(row: 0, index: 2)
         idle(h)
         XCTAssertEqual(player(h, row: 0)?.frames.keys.sorted(), [2, 3, 4, 5, 6, 7])
@@ -267,13 +283,15 @@ final class AnimationPlaybackTests: XCTestCase {
                                        memoryCacheBytes: 64 << 20, transport: FakeTransport())
         let h = try harness(bufferFrames: 4) { $0.session = session }
         try h.loader.setVisibleRange(first: 0, count: 1)
+        h.settle()
         let first = try XCTUnwrap(try load(h, rows: 0..<1).first)
         _ = try h.loader.frame(row: 0, index: 1)
         idle(h)
         let budget = try XCTUnwrap(session.memoryBudget)
         XCTAssertEqual(budget.totalBytes, first.byteCount + 4 * Self.frameBytes + Self.canvasBytes)
         try h.loader.setVisibleRange(first: 3, count: 1)
-        let eviction = h.loader.state.withLock { s in h.loader._evictAnimationsForSession(in: &s) }
+        h.settle()
+        let eviction = h.loader.front.withLock { s in s.evictAnimationsForSession() }
         XCTAssertNotNil(eviction)
         XCTAssertEqual(budget.totalBytes, first.byteCount, "the stopped frames went; the image stays")
     }
@@ -283,6 +301,7 @@ final class AnimationPlaybackTests: XCTestCase {
     func testALoaderThatDoesNotPlayHandsOutFirstFrames() throws {
         let h = try harness(bufferFrames: 0)
         try h.loader.setVisibleRange(first: 0, count: 1)
+        h.settle()
         let first = try XCTUnwrap(try load(h, rows: 0..<1).first)
         XCTAssertTrue(first.isAnimated)
         XCTAssertNil(first.animation)

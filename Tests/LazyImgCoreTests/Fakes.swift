@@ -3,6 +3,8 @@ import XCTest
 @testable import LazyImgCore
 
 /// A transport that starts nothing: tests see what was started and complete it by hand.
+/// Before it answers what was started, it waits for the loader's scheduler to have
+/// handled the test's calls so far (`settle`): the scheduler decides on its own thread.
 final class FakeTransport: DataLoading, @unchecked Sendable {
     struct Started {
         let id: TransferID
@@ -12,6 +14,19 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
 
     private let lock = Locked<(started: [Started], cancelled: [TransferID], live: [TransferID: Started])>(([], [], [:]))
     private let progressByURL = Locked<[String: TransferProgress]>([:])
+    /// The schedulers whose steps `settle` waits for: weakly, as each loop holds
+    /// its transport.
+    private struct WeakLoop {
+        weak var loop: SchedulerLoop?
+    }
+    private let loops = Locked<[WeakLoop]>([])
+
+    /// Answers once `loader`'s scheduler has handled the calls so far.
+    func waitsFor(_ loader: ImageLoader) { loops.withLock { $0.append(WeakLoop(loop: loader.loop)) } }
+
+    func settle() {
+        for entry in loops.withLock({ $0 }) { entry.loop?.waitForStep() }
+    }
 
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
@@ -37,15 +52,26 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
         progressByURL.withLock { $0[url] = TransferProgress(received: received, expected: expected) }
     }
 
-    var startedURLs: [String] { lock.withLock { $0.started.map(\.url) } }
-    var cancelledCount: Int { lock.withLock { $0.cancelled.count } }
-    var liveURLs: Set<String> { lock.withLock { Set($0.live.values.map(\.url)) } }
+    var startedURLs: [String] {
+        settle()
+        return lock.withLock { $0.started.map(\.url) }
+    }
+    var cancelledCount: Int {
+        settle()
+        return lock.withLock { $0.cancelled.count }
+    }
+    var liveURLs: Set<String> {
+        settle()
+        return lock.withLock { Set($0.live.values.map(\.url)) }
+    }
 
     /// Completes the live transfer of `url` (from the calling thread, as the network
-    /// thread would). Returns false when none is live.
+    /// thread would) and waits for the scheduler to take it. Returns false when none
+    /// is live.
     @discardableResult
     func complete(_ url: String, with result: Result<[UInt8], LoaderError>, httpStatus: Int = 200,
                   retryAfterMilliseconds: Int64? = nil, cacheHeaders: HTTPCacheHeaders = HTTPCacheHeaders()) -> Bool {
+        settle()
         let transfer = lock.withLock { state -> Started? in
             guard let match = state.live.values.first(where: { $0.url == url }) else { return nil }
             state.live[match.id] = nil
@@ -55,6 +81,8 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
         transfer.completion(transfer.id, DataResponse(result: result, httpStatus: httpStatus,
                                                       retryAfterMilliseconds: retryAfterMilliseconds,
                                                       cacheHeaders: cacheHeaders))
+        // Handled before the test moves on (its clock, its next call).
+        settle()
         return true
     }
 }
@@ -130,6 +158,17 @@ final class PolicyHarness {
         let log = self.log
         loader = try ImageLoader(configuration: config, transport: transport,
                                  makeDecoder: makeDecoder, clock: clock, jitter: jitter) { log.record($0) }
+        transport.waitsFor(loader)
+    }
+
+    /// Waits until the scheduler has handled every call so far (and looked at its
+    /// timer, after the test moved the clock).
+    func settle() { loader.loop.waitForStep() }
+
+    /// The loader's counters once the scheduler has handled every call so far.
+    var stats: LoaderStats {
+        settle()
+        return loader.stats
     }
 
     /// Dispatches until `count` events in all have been delivered, waiting on the
@@ -151,12 +190,15 @@ final class PolicyHarness {
     /// not). Polls the loader's own count, yielding the core; fails after 10 s.
     func waitForDecodes(file: StaticString = #filePath, line: UInt = #line) {
         let deadline = MonotonicClock().nowMilliseconds + 10_000
+        settle()
         while loader.downloadBudget.heldBytes > 0 {
             guard MonotonicClock().nowMilliseconds < deadline else {
                 return XCTFail("decodes still queued after 10 s", file: file, line: line)
             }
             sched_yield()
         }
+        // The budget hears back as the scheduler takes the result: its step is done.
+        settle()
     }
 
     static func urls(_ count: Int, distinct: Bool = true) -> [String?] {

@@ -25,7 +25,8 @@ final class LandingEstimateLoopbackTests: XCTestCase {
 
         var shown = Set<Int>()
         var tickets: [Int: UInt64] = [:]
-        /// One frame as a UI reports it: state, range, requests for new rows, dispatch.
+        /// One frame as a UI reports it: state, range, requests for new rows, dispatch;
+        /// then the scheduler's step for it, so that what it started counts in this frame.
         func frame(_ state: ScrollState, _ velocity: Double, first: Int) throws {
             clock.advance(by: 16)
             try loader.setScrollState(state, velocity: velocity)
@@ -34,10 +35,20 @@ final class LandingEstimateLoopbackTests: XCTestCase {
                 if let ticket = try loader.request(row: row).ticket { tickets[row] = ticket }
             }
             _ = loader.dispatch(max: 0)
+            loader.loop.waitForStep()
         }
 
         // A fling decaying as UIKit's does: v = 600 e^(-2t), resting ~300 rows on.
         try frame(.idle, 0, first: 0)
+        // The first screen and its prefetch load at rest: their downloads are done
+        // before the fling, so any start during it is the fling's.
+        let deadline = MonotonicClock().nowMilliseconds + 10_000
+        while loader.stats.inFlight > 0 || (0..<10).contains(where: { log.events(for: tickets[$0] ?? 0).isEmpty }) {
+            guard MonotonicClock().nowMilliseconds < deadline else { return XCTFail("the first screen timed out") }
+            _ = try loader.waitForEvents(milliseconds: 10)
+            _ = loader.dispatch(max: 0)
+            loader.loop.waitForStep()
+        }
         var position = 0.0, time = 0.0
         var startedWhileFast: UInt64 = 0
         while 600 * exp(-2 * time) >= 10 {

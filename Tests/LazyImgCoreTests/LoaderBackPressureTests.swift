@@ -49,7 +49,7 @@ final class LoaderBackPressureTests: XCTestCase {
         h.transport.complete(url(1), with: .success([UInt8](repeating: 1, count: 80)))
         h.transport.complete(url(2), with: .success([UInt8](repeating: 1, count: 80)))
         XCTAssertEqual(h.transport.startedURLs.count, 3)
-        XCTAssertEqual(h.loader.stats.inFlight, 0)
+        XCTAssertEqual(h.stats.inFlight, 0)
 
         // As decodes finish the queue drains under the budget and downloads resume.
         decoder.open()
@@ -68,7 +68,7 @@ final class LoaderBackPressureTests: XCTestCase {
             h.transport.complete(url(row), with: .success([UInt8](repeating: 1, count: 50)))
             h.deliver(until: row + 1)
         }
-        XCTAssertEqual(h.loader.stats.imagesDecoded, 3)
+        XCTAssertEqual(h.stats.imagesDecoded, 3)
     }
 
     func testQueuedDecodesForRowsThatLeftAreSkipped() throws {
@@ -95,7 +95,7 @@ final class LoaderBackPressureTests: XCTestCase {
         h.deliver(until: 4)
         XCTAssertEqual(h.log.events(for: late).first?.image?.width, 13)
         XCTAssertEqual(decoder.decodedSizes, [10, 13], "the running decode finished; the queued ones were skipped")
-        XCTAssertEqual(h.loader.stats.decodesSkipped, 2)
+        XCTAssertEqual(h.stats.decodesSkipped, 2)
         XCTAssertNotNil(try h.loader.lookup(url: url(0)), "a decode already running still fills the cache")
         XCTAssertNil(try h.loader.lookup(url: url(1)))
     }

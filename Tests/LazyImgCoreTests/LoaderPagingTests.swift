@@ -16,8 +16,10 @@ final class LoaderPagingTests: XCTestCase {
         h = nil
     }
 
-    /// Delivers what waits now and returns the NEED_PAGE events so far.
+    /// Delivers what waits once the scheduler has handled the calls so far, and
+    /// returns the NEED_PAGE events so far.
     private func pageRequests() -> [LoaderEvent] {
+        h.settle()
         _ = h.loader.dispatch(max: 0)
         return h.log.all.filter { if case .needPage = $0.outcome { return true } else { return false } }
     }

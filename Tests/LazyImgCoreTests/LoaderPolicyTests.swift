@@ -11,7 +11,7 @@ final class LoaderPolicyTests: XCTestCase {
         let tickets = try (0..<3).map { try XCTUnwrap(h.loader.request(row: $0).ticket) }
         XCTAssertEqual(Set(tickets).count, 3)
         XCTAssertEqual(h.transport.startedURLs, ["http://example.test/0.jpg"])
-        XCTAssertEqual(h.loader.stats.downloadsCoalesced, 2)
+        XCTAssertEqual(h.stats.downloadsCoalesced, 2)
 
         h.transport.complete("http://example.test/0.jpg", with: .success([1, 2, 3]))
         h.deliver(until: 3)
@@ -22,8 +22,8 @@ final class LoaderPolicyTests: XCTestCase {
             XCTAssertEqual(events.first?.image?.width, 3)
         }
         XCTAssertEqual(try h.loader.request(row: 1).image?.width, 3, "now a memory hit")
-        XCTAssertEqual(h.loader.stats.memoryHits, 1)
-        XCTAssertEqual(h.loader.stats.downloadsStarted, 1)
+        XCTAssertEqual(h.stats.memoryHits, 1)
+        XCTAssertEqual(h.stats.downloadsStarted, 1)
     }
 
     func testNoDownloadStartsWhileScrollingAndVisibleRowsStartFirstAtIdle() throws {
@@ -39,7 +39,7 @@ final class LoaderPolicyTests: XCTestCase {
         }
         try h.loader.setScrollState(.decelerating, velocity: 10)
         XCTAssertEqual(h.transport.startedURLs, [], "no download while the list moves")
-        XCTAssertEqual(h.loader.stats.deferred, 5)
+        XCTAssertEqual(h.stats.deferred, 5)
 
         try h.loader.setScrollState(.idle, velocity: 0)
         XCTAssertEqual(h.transport.startedURLs, ["http://example.test/40.jpg"], "top visible row first")
@@ -88,7 +88,7 @@ final class LoaderPolicyTests: XCTestCase {
         h.deliver(until: 1)
         XCTAssertEqual(h.log.events(for: ticket).first?.error, .cancelled)
         XCTAssertFalse(h.transport.liveURLs.contains("http://example.test/2.jpg"))
-        XCTAssertEqual(h.loader.stats.downloadsCancelled, 4, "rows 0-3 were loading")
+        XCTAssertEqual(h.stats.downloadsCancelled, 4, "rows 0-3 were loading")
         XCTAssertEqual(h.transport.liveURLs, Set((100..<104).map { "http://example.test/\($0).jpg" }))
         // A late completion of the cancelled transfer is ignored.
         XCTAssertFalse(h.transport.complete("http://example.test/2.jpg", with: .success([1])))
@@ -115,8 +115,8 @@ final class LoaderPolicyTests: XCTestCase {
         let ticket = try XCTUnwrap(h.loader.request(row: 0).ticket)
         XCTAssertTrue(try h.loader.cancel(ticket: ticket))
         XCTAssertEqual(h.transport.cancelledCount, 1)
-        XCTAssertEqual(h.loader.stats.downloadsCancelled, 1)
-        XCTAssertEqual(h.loader.stats.inFlight, 0)
+        XCTAssertEqual(h.stats.downloadsCancelled, 1)
+        XCTAssertEqual(h.stats.inFlight, 0)
     }
 
     func testAFailureAnswersAtOnceThenExpiresAndRetries() throws {
@@ -133,7 +133,7 @@ final class LoaderPolicyTests: XCTestCase {
         h.clock.advance(by: 2_000)
         XCTAssertTrue(try h.loader.request(row: 1).isPending, "the record expired: try again")
         XCTAssertEqual(h.transport.startedURLs.count, 2)
-        XCTAssertEqual(h.loader.stats.downloadsFailed, 1)
+        XCTAssertEqual(h.stats.downloadsFailed, 1)
     }
 
     func testADecodeFailureEndsEveryTicketOfTheJob() throws {
@@ -169,7 +169,7 @@ final class LoaderPolicyTests: XCTestCase {
         XCTAssertThrowsError(try h.loader.request(row: -1)) { XCTAssertEqual($0 as? LoaderError, .outOfRange) }
         XCTAssertThrowsError(try h.loader.request(row: .max)) { XCTAssertEqual($0 as? LoaderError, .outOfRange) }
         XCTAssertTrue(try h.loader.request(row: 4).isPending)
-        XCTAssertEqual(h.loader.stats.requests, 1)
+        XCTAssertEqual(h.stats.requests, 1)
     }
 
     func testShutdownEndsEveryTicketOnTheCallingThreadAndRefusesLaterCalls() throws {
@@ -220,6 +220,7 @@ final class LoaderPolicyTests: XCTestCase {
             onMainThread.withLock { $0 = pthread_equal(pthread_self(), mainThread) != 0 }
             arrived.fulfill()
         }
+        transport.waitsFor(loader)
         try loader.setItems(PolicyHarness.urls(1))
         _ = try loader.request(row: 0)
         transport.complete("http://example.test/0.jpg", with: .success([1]))
@@ -284,8 +285,8 @@ final class LoaderListReplacementTests: XCTestCase {
         XCTAssertEqual(h.transport.liveURLs, ["http://example.test/keep.jpg", "http://example.test/drop.jpg"])
         try h.loader.setItems(["http://example.test/other.jpg", "http://example.test/keep.jpg"])
         XCTAssertEqual(h.transport.liveURLs, ["http://example.test/keep.jpg", "http://example.test/other.jpg"])
-        XCTAssertEqual(h.loader.stats.downloadsCancelled, 1)
-        XCTAssertEqual(h.loader.stats.downloadsStarted, 3)
+        XCTAssertEqual(h.stats.downloadsCancelled, 1)
+        XCTAssertEqual(h.stats.downloadsStarted, 3)
     }
 }
 #endif

@@ -3,9 +3,9 @@ import XCTest
 @testable import LazyImgCore
 
 /// Retries of transient failures, failure expiry and the per-host back-off, on the
-/// fake clock and transport. The retry timer's moments are fired by hand
-/// (`retryTimerDidFire`), after moving the fake clock: the real timer thread may fire
-/// too, but finds nothing due on a clock that only the test moves.
+/// fake clock and transport. After moving the fake clock a test waits for the
+/// scheduler's next step, which fires its timer when the moment it asked for has
+/// come on that clock.
 final class LoaderRetryTests: XCTestCase {
     private let url0 = "http://example.test/0.jpg"
 
@@ -16,7 +16,7 @@ final class LoaderRetryTests: XCTestCase {
 
     private func advance(_ h: PolicyHarness, by milliseconds: Int64) {
         h.clock.advance(by: milliseconds)
-        h.loader.retryTimerDidFire()
+        h.settle()
     }
 
     func testTransientFailuresRetryWithDoublingJitteredBackoffThenFail() throws {
@@ -38,8 +38,8 @@ final class LoaderRetryTests: XCTestCase {
         XCTAssertEqual(h.log.events(for: ticket).map(\.error), [.http(status: 502)], "one event, the last failure")
         advance(h, by: 10_000)
         XCTAssertEqual(h.transport.startedURLs.count, 4, "3 retries, then no more")
-        XCTAssertEqual(h.loader.stats.downloadsRetried, 3)
-        XCTAssertEqual(h.loader.stats.downloadsFailed, 4)
+        XCTAssertEqual(h.stats.downloadsRetried, 3)
+        XCTAssertEqual(h.stats.downloadsFailed, 4)
     }
 
     func testJitterSpreadsTheWaitOverTheUpperHalfOfTheDelay() {
@@ -89,7 +89,7 @@ final class LoaderRetryTests: XCTestCase {
                        [.http(status: 404), .http(status: 403), .decode])
         advance(h, by: 60_000)
         XCTAssertEqual(h.transport.startedURLs.count, 3)
-        XCTAssertEqual(h.loader.stats.downloadsRetried, 0)
+        XCTAssertEqual(h.stats.downloadsRetried, 0)
     }
 
     func testATLSFailureIsNotRetried() throws {

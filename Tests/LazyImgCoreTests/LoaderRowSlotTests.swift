@@ -69,13 +69,13 @@ final class LoaderRowSlotTests: XCTestCase {
         let h = try PolicyHarness()
         try h.loader.setItems([url("a"), url("b"), nil])
         try load(0, "a", width: 10, h)
-        let before = h.loader.stats
+        let before = h.stats
         XCTAssertEqual(h.loader.requestFromMemory(row: 0)?.width, 10, "found by hash")
         XCTAssertEqual(h.loader.requestFromMemory(row: 0)?.width, 10, "through the remembered slot")
-        XCTAssertEqual(h.loader.stats.requests, before.requests + 2)
-        XCTAssertEqual(h.loader.stats.memoryHits, before.memoryHits + 2)
+        XCTAssertEqual(h.stats.requests, before.requests + 2)
+        XCTAssertEqual(h.stats.memoryHits, before.memoryHits + 2)
         for row in [1, 2, 3, -1] { XCTAssertNil(h.loader.requestFromMemory(row: row), "row \(row)") }
-        XCTAssertEqual(h.loader.stats.requests, before.requests + 2, "nothing else counted")
+        XCTAssertEqual(h.stats.requests, before.requests + 2, "nothing else counted")
         XCTAssertTrue(h.transport.startedURLs.filter { $0 == url("b") }.isEmpty, "and nothing started")
         try h.loader.shutdown()
         XCTAssertNil(h.loader.requestFromMemory(row: 0))

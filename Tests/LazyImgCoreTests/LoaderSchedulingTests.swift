@@ -100,7 +100,7 @@ final class LoaderSchedulingTests: XCTestCase {
         XCTAssertEqual(h.transport.startedURLs.count, started, "a second still to go: nothing started for the target")
         try h.loader.setScrollState(.dragging, velocity: -50)  // caught and pulled back
         XCTAssertEqual(h.transport.startedURLs.count, started)
-        XCTAssertEqual(h.loader.stats.downloadsCancelled, 0, "and nothing to cancel")
+        XCTAssertEqual(h.stats.downloadsCancelled, 0, "and nothing to cancel")
     }
 
     /// Physics the loader is not told about: it must find the rest from the samples.
@@ -210,16 +210,16 @@ final class LoaderSchedulingTests: XCTestCase {
         XCTAssertEqual(h.transport.liveURLs, Set(urls(300..<306)))
         h.transport.setProgress(url(300), received: 80_000, expected: 100_000)
         h.transport.setProgress(url(301), received: 10_000, expected: 100_000)
-        let cancelledBefore = h.loader.stats.downloadsCancelled
+        let cancelledBefore = h.stats.downloadsCancelled
 
         // The finger catches the list: the target is void, the list is slow.
         try h.loader.setScrollState(.dragging, velocity: 0)
-        XCTAssertEqual(h.loader.stats.downloadsCancelled - cancelledBefore, 5, "all but the nearly done one")
+        XCTAssertEqual(h.stats.downloadsCancelled - cancelledBefore, 5, "all but the nearly done one")
         XCTAssertTrue(h.transport.liveURLs.isSuperset(of: urls(40..<45)), "the rows under the finger load")
         XCTAssertTrue(h.transport.liveURLs.contains(url(300)))
-        let wasted = h.loader.stats.prefetchWasted
+        let wasted = h.stats.prefetchWasted
         XCTAssertTrue(h.transport.complete(url(300), with: .success([1, 2, 3])))
-        XCTAssertEqual(h.loader.stats.prefetchWasted - wasted, 1, "it finished into the cache, unseen")
+        XCTAssertEqual(h.stats.prefetchWasted - wasted, 1, "it finished into the cache, unseen")
     }
 
     func testAReverseFlingCancelsTheLandingWork() throws {
@@ -263,7 +263,7 @@ final class LoaderSchedulingTests: XCTestCase {
         h.transport.setProgress(url(2), received: 70_000, expected: 100_000)
         h.transport.setProgress(url(3), received: 5_000_000, expected: nil)  // size unknown
         try h.loader.setVisibleRange(first: 50, count: 5)
-        XCTAssertEqual(h.loader.stats.downloadsCancelled, 3)
+        XCTAssertEqual(h.stats.downloadsCancelled, 3)
         XCTAssertEqual(h.transport.liveURLs, Set(urls([0, 1]) + urls(50..<54)), "and row 54 waits for a slot")
         h.transport.complete(url(0), with: .success([1]))
         XCTAssertTrue(h.transport.liveURLs.contains(url(54)), "the slot it held is free again")
@@ -284,14 +284,14 @@ final class LoaderSchedulingTests: XCTestCase {
             h.deliver(until: 3)
             XCTAssertNotNil(h.log.events(for: ticket).first?.image)
         }
-        XCTAssertEqual(h.loader.stats.prefetchHits, 1)
+        XCTAssertEqual(h.stats.prefetchHits, 1)
         XCTAssertEqual(h.transport.liveURLs, [url(5)], "8 unseen bytes: room again")
         completeAll(h, bytes: [1, 2, 3, 4])
         XCTAssertEqual(h.transport.startedURLs.count, 6)
 
         try h.loader.setVisibleRange(first: 50, count: 2)
-        XCTAssertEqual(h.loader.stats.prefetchWasted, 3, "rows 3-5 left unseen")
-        XCTAssertEqual(h.loader.stats.prefetchWasteBytes, 12)
+        XCTAssertEqual(h.stats.prefetchWasted, 3, "rows 3-5 left unseen")
+        XCTAssertEqual(h.stats.prefetchWasteBytes, 12)
         XCTAssertEqual(h.transport.liveURLs, [url(50)], "the budget is free again; visible rows first")
     }
 

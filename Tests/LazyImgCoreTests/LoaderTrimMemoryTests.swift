@@ -61,6 +61,7 @@ final class LoaderTrimMemoryTests: XCTestCase {
                                    httpStatus: 0, message: ""))
         }
         defer { try? loader.shutdown() }
+        transport.waitsFor(loader)
         let count = 200  // 40 MiB of pixels
         try loader.setItems((0..<count).map { "http://example.test/\($0).png" })
         for row in 0..<count {

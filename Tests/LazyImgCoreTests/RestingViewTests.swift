@@ -2,24 +2,22 @@
 import XCTest
 @testable import LazyImgCore
 
-/// A list at rest repeats its IDLE state and visible range every frame: the loader
-/// answers those repeats without its lock while nothing else took it, and only then.
+/// A list at rest repeats its IDLE state and visible range every frame: once the
+/// scheduler has seen the list settle, the host's threads drop those repeats, until
+/// the host gives any other input.
 final class RestingViewTests: XCTestCase {
-    func testAPublishedViewIsCurrentUntilTheLockIsTakenAgain() {
-        let lock = Locked(0)
+    func testAPublishedViewIsCurrentUntilTheHostGivesAnotherInput() {
         let view = RestingView()
-        XCTAssertFalse(view.isCurrent(under: lock, rows: nil), "nothing published")
-        lock.withLock { _ in view.publish(3..<13, under: lock) }
-        XCTAssertTrue(view.isCurrent(under: lock, rows: nil))
-        XCTAssertTrue(view.isCurrent(under: lock, rows: 3..<13))
-        XCTAssertFalse(view.isCurrent(under: lock, rows: 3..<14), "other rows")
-        lock.withLock { _ in }
-        XCTAssertFalse(view.isCurrent(under: lock, rows: 3..<13), "the lock was taken since, for whatever reason")
-        lock.withLock { _ in view.publish(3..<13, under: lock) }
-        lock.withLock { _ in view.publish(nil, under: lock) }
-        XCTAssertFalse(view.isCurrent(under: lock, rows: nil), "withdrawn")
-        lock.withLock { _ in view.publish(0..<Int(UInt32.max) + 1, under: lock) }
-        XCTAssertFalse(view.isCurrent(under: lock, rows: nil), "bounds past 32 bits are never published")
+        XCTAssertFalse(view.isCurrent(inputsPushed: 0, rows: nil), "nothing published")
+        view.publish(3..<13, afterInputs: 5)
+        XCTAssertTrue(view.isCurrent(inputsPushed: 5, rows: nil))
+        XCTAssertTrue(view.isCurrent(inputsPushed: 5, rows: 3..<13))
+        XCTAssertFalse(view.isCurrent(inputsPushed: 5, rows: 3..<14), "other rows")
+        XCTAssertFalse(view.isCurrent(inputsPushed: 6, rows: 3..<13), "an input the scheduler has not read")
+        view.publish(nil, afterInputs: 6)
+        XCTAssertFalse(view.isCurrent(inputsPushed: 6, rows: nil), "withdrawn")
+        view.publish(0..<Int(UInt32.max) + 1, afterInputs: 6)
+        XCTAssertFalse(view.isCurrent(inputsPushed: 6, rows: nil), "bounds past 32 bits are never published")
     }
 
     func testRepeatsChangeNothingOnlyOnceTheListHasSettled() {
@@ -42,7 +40,7 @@ final class RestingViewTests: XCTestCase {
         XCTAssertFalse(view.repeatsChangeNothing, "the next IDLE voids the target")
     }
 
-    func testAListAtRestRepeatsItsViewWithoutTheLock() throws {
+    func testAListAtRestDropsItsRepeatsUntilAnythingElseHappens() throws {
         let h = try PolicyHarness()
         try h.loader.setItems(PolicyHarness.urls(40))
         try h.loader.setScrollState(.idle, velocity: 0)
@@ -51,25 +49,28 @@ final class RestingViewTests: XCTestCase {
         for row in 0..<10 { h.transport.complete("http://example.test/\(row).jpg", with: .success([1])) }
         h.deliver(until: 10)
 
-        // A frame at rest, then its repeats: only the first takes the lock.
+        // A frame at rest, seen by the scheduler; then its repeats go nowhere.
         try h.loader.setScrollState(.idle, velocity: 0)
         try h.loader.setVisibleRange(first: 0, count: 10)
-        _ = h.loader.dispatch(max: 0)
-        let taken = h.loader.state.timesTaken
+        h.settle()
+        let pushed = h.loader.loop.hostInputs.pushedCount
         for _ in 0..<3 {
             try h.loader.setScrollState(.idle, velocity: 0)
             try h.loader.setVisibleRange(first: 0, count: 10)
             XCTAssertEqual(h.loader.dispatch(max: 0), 0)
+            XCTAssertEqual(try h.loader.request(row: 3).image?.width, 1, "memory hits push nothing either")
         }
-        XCTAssertEqual(h.loader.state.timesTaken, taken, "repeats at rest, and dispatches with nothing queued")
+        XCTAssertEqual(h.loader.loop.hostInputs.pushedCount, pushed, "repeats at rest, hits and empty dispatches")
 
-        // Anything that takes the lock, a memory hit included, ends it until the next
-        // frame's first call has looked again.
-        XCTAssertEqual(try h.loader.request(row: 3).image?.width, 1)
+        // Another input is pushed; once the scheduler has read it (whether the next
+        // repeat came before or after, which its thread decides), repeats go nowhere
+        // again. That a repeat made before it read is pushed: the first test.
+        try h.loader.setPaging(distanceRows: 0, hasMore: false)
+        XCTAssertEqual(h.loader.loop.hostInputs.pushedCount, pushed + 1, "the paging call")
+        h.settle()
         try h.loader.setScrollState(.idle, velocity: 0)
-        XCTAssertEqual(h.loader.state.timesTaken, taken + 2, "the hit, then the state call")
         try h.loader.setVisibleRange(first: 0, count: 10)
-        XCTAssertEqual(h.loader.state.timesTaken, taken + 2)
+        XCTAssertEqual(h.loader.loop.hostInputs.pushedCount, pushed + 1)
 
         // A range that moved is no repeat: its new rows start.
         try h.loader.setVisibleRange(first: 10, count: 10)

@@ -35,7 +35,7 @@ final class SessionMemoryBudgetTests: XCTestCase {
         /// Whether `row`'s image is in this loader's cache, without marking it used.
         func holds(_ row: Int) -> Bool {
             let key = CacheKey(url: ImageURL(url(row)), options: loader.configuration.decodeOptions)
-            return loader.state.withLock { $0.cache.peek(key) != nil }
+            return loader.front.withLock { $0.cache.peek(key) != nil }
         }
 
         var cachedBytes: Int { Int(loader.stats.memoryCacheBytes) }
@@ -45,6 +45,7 @@ final class SessionMemoryBudgetTests: XCTestCase {
         func load(_ row: Int, via transport: FakeTransport, file: StaticString = #filePath, line: UInt = #line) throws {
             let before = log.all.count
             XCTAssertNotNil(try loader.request(row: row).ticket, file: file, line: line)
+            loader.loop.waitForStep()
             XCTAssertTrue(transport.complete(url(row), with: .success([UInt8](repeating: 1, count: 100))),
                           "no transfer for \(url(row))", file: file, line: line)
             while log.all.count == before {
@@ -187,6 +188,8 @@ final class SessionMemoryBudgetTests: XCTestCase {
         let budget = try XCTUnwrap(session.memoryBudget)
         let loaders = try (0..<3).map { try SessionLoader("l\($0)", session: session) }
         defer { loaders.forEach { try? $0.loader.shutdown() } }
+        // Each completion lets the next row start, on the loader's scheduler thread.
+        for loader in loaders { transport.waitsFor(loader.loader) }
         for loader in loaders {
             for row in 0..<20 { XCTAssertNotNil(try loader.loader.request(row: row).ticket) }
         }
@@ -201,7 +204,7 @@ final class SessionMemoryBudgetTests: XCTestCase {
         }
         for loader in loaders {
             while loader.log.all.count < 20 {
-                XCTAssertTrue(try loader.loader.waitForEvents(milliseconds: 10_000), "timed out")
+                guard try loader.loader.waitForEvents(milliseconds: 10_000) else { return XCTFail("timed out") }
                 _ = loader.loader.dispatch(max: 0)
                 XCTAssertLessThanOrEqual(budget.totalBytes, budget.limit + loaders.count * Self.imageBytes)
             }

@@ -75,7 +75,7 @@ final class ThreadPriorityTests: XCTestCase {
 
     func testDecodeWorkersRunInTheBackground() throws {
         let host = try Self.currentNice()
-        let pool = try XCTUnwrap(DecodePool(threads: 2) { ImageDecoder() })
+        let pool = try XCTUnwrap(WorkerPool(threads: 2) { ImageDecoder() })
         defer { pool.shutdown() }
         let nice = niceOfWork { record in
             XCTAssertTrue(pool.submit(priority: 0) { _ in record() })

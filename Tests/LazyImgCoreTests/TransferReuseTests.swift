@@ -129,6 +129,8 @@ final class TransferReuseTests: XCTestCase {
         let detail = try loader(in: session, box: 512)
         try list.0.setItems(rows)
         try detail.0.setItems(rows)
+        network.waitsFor(list.0)
+        network.waitsFor(detail.0)
         return (network, list, detail)
     }
 

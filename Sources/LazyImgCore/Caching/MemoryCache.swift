@@ -1,6 +1,6 @@
 /// A cache of decoded images, bounded by the bytes their pixels hold, that evicts
 /// the least recently used first, as second-chance (CLOCK) approximates it. Not
-/// thread-safe: the loader keeps it inside its state lock.
+/// thread-safe: the loader keeps it inside its front lock.
 ///
 /// The keys live in `RecencySlots`, linked in the order they were stored (or given
 /// a second chance); what a hit reads lives in `entries`, at the same slot. A hit
@@ -18,6 +18,8 @@ public struct MemoryCache {
         var generation: UInt64
         /// Used since it was stored or last given a second chance.
         var referenced = false
+        /// Fetched before anyone asked, and not yet shown by a request.
+        var unseenPrefetch = false
     }
 
     public private(set) var capacity: Int
@@ -69,6 +71,16 @@ public struct MemoryCache {
         return entries[ref.slot].image
     }
 
+    /// Whether the entry `ref` was taken for holds an image fetched unasked and not
+    /// yet shown; it counts as shown from now on.
+    @inline(__always)
+    mutating func takeUnseenPrefetch(at ref: CacheSlotRef) -> Bool {
+        guard ref.slot >= 0, ref.slot < entries.count, entries[ref.slot].generation == ref.generation,
+              entries[ref.slot].unseenPrefetch else { return false }
+        entries[ref.slot].unseenPrefetch = false
+        return true
+    }
+
     /// The image for `key` without touching its recency.
     public func peek(_ key: CacheKey) -> DecodedImage? {
         slotByKey[key].flatMap { entries[$0].image }
@@ -78,7 +90,8 @@ public struct MemoryCache {
     /// `capacity`. An image larger than the whole cache is not stored.
     /// Also not stored: an image larger than the session's whole budget. With a
     /// session, the caller then calls `SessionMemoryBudget.trim` without the lock.
-    public mutating func insert(_ image: DecodedImage, for key: CacheKey) {
+    /// `unseenPrefetch`: fetched before anyone asked (`takeUnseenPrefetch`).
+    public mutating func insert(_ image: DecodedImage, for key: CacheKey, unseenPrefetch: Bool = false) {
         defer { reportToSession() }
         removeUnreported(key)
         let cost = image.byteCount
@@ -87,7 +100,7 @@ public struct MemoryCache {
         // entry had its second chance, the new one would be the oldest unmarked.
         evictUnreported(downTo: capacity - cost - reservedBytes)
         lastGeneration += 1
-        let entry = Entry(image: image, cost: cost, generation: lastGeneration)
+        let entry = Entry(image: image, cost: cost, generation: lastGeneration, unseenPrefetch: unseenPrefetch)
         let slot = keys.insertAsNewest(key)
         if slot < entries.count { entries[slot] = entry } else { entries.append(entry) }
         session?.stamp(slot)

@@ -29,7 +29,7 @@ final class EventDelivery: Sendable {
         }
     }
 
-    func push(_ event: LoaderEvent) { queue.push(event) }
+    func push(contentsOf events: some Collection<LoaderEvent>) { queue.push(contentsOf: events) }
 
     /// Host delivery: runs up to `max` waiting events (0 = all waiting now).
     func dispatch(max: Int) -> Int {

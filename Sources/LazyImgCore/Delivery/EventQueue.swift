@@ -67,9 +67,15 @@ final class EventQueue: @unchecked Sendable {
     }
 
     func push(_ event: LoaderEvent) {
+        push(contentsOf: CollectionOfOne(event))
+    }
+
+    /// Appends `batch` in one hold of the lock, with at most one write to the fd.
+    func push(contentsOf batch: some Collection<LoaderEvent>) {
+        guard !batch.isEmpty else { return }
         condition.locked {
             let wasEmpty = waiting == 0
-            events.append(event)
+            events.append(contentsOf: batch)
             waitingHint.store(waiting, ordering: .releasing)
             // After the hint: a host woken by the fd may dispatch at once, and a
             // dispatch that read the hint as 0 would return without the event.

@@ -15,3 +15,12 @@ public struct MonotonicClock: Clock {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 }
+
+extension Int64 {
+    /// `self + other` without trapping: a moment a delay from outside (Retry-After,
+    /// a backoff) puts past the end of time.
+    func addingClamped(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}

@@ -25,7 +25,11 @@ public final class Condition: @unchecked Sendable {
 
     /// Runs `body` with the mutex held.
     public func locked<T>(_ body: () throws -> T) rethrows -> T {
+        #if DEBUG
+        LockProbe.lock(mutex)
+        #else
         pthread_mutex_lock(mutex)
+        #endif
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }

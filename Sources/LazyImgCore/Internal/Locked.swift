@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// A value guarded by a pthread mutex; `withLock` is the only way in.
 ///
@@ -13,8 +12,6 @@ public final class Locked<State>: @unchecked Sendable {
     /// and a class `var` adds Swift's run-time exclusivity check to every call (two
     /// thread-local lookups, a tenth of a memory hit).
     private let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-    /// How many times the lock was taken; written only with it held.
-    private let taken = Atomic<UInt64>(0)
 
     public init(_ state: State) {
         self.state.initialize(to: state)
@@ -31,17 +28,12 @@ public final class Locked<State>: @unchecked Sendable {
     public func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
+        #if DEBUG
+        LockProbe.lock(mutex)
+        #else
         pthread_mutex_lock(mutex)
+        #endif
         defer { pthread_mutex_unlock(mutex) }
-        // Counted on entry: whatever `body` publishes with a release store is seen
-        // only together with this count or a later one.
-        taken.store(taken.load(ordering: .relaxed) &+ 1, ordering: .releasing)
         return try body(&state.pointee)
     }
-
-    /// How many times the lock has been taken so far, without taking it: the same
-    /// count as one read before means nothing touched the state since (not even a
-    /// reader), so what was true of the state then still is. Inside `withLock`, it
-    /// counts the current hold.
-    public var timesTaken: UInt64 { taken.load(ordering: .acquiring) }
 }

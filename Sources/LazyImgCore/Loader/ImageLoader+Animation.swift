@@ -28,8 +28,8 @@ extension ImageLoader {
 
     /// Frame `index` of the row's animation. A still image is its own frame 0.
     public func frame(row: Int, index: Int) throws(LoaderError) -> FrameAnswer {
-        try state.withLock { s throws(LoaderError) -> FrameAnswer in
-            try _frame(row: row, in: &s) { source throws(LoaderError) in
+        try front.withLock { f throws(LoaderError) -> FrameAnswer in
+            try _frame(row: row, in: &f) { source throws(LoaderError) in
                 guard index >= 0, index < (source?.frameCount ?? 1) else { throw .outOfRange }
                 return index
             }.answer
@@ -40,9 +40,9 @@ extension ImageLoader {
     /// when the next is due on the same clock (nil after the last play, or for a still).
     public func frame(row: Int, at time: UInt64) throws(LoaderError)
         -> (answer: FrameAnswer, index: Int, nextChange: UInt64?) {
-        try state.withLock { s throws(LoaderError) in
+        try front.withLock { f throws(LoaderError) in
             var nextChange: UInt64?
-            let found = try _frame(row: row, in: &s) { source in
+            let found = try _frame(row: row, in: &f) { source in
                 guard let source else { return 0 }
                 let frame = source.frame(at: time)
                 nextChange = frame.nextChange
@@ -52,19 +52,7 @@ extension ImageLoader {
         }
     }
 
-    /// Whether this loader keeps animations playable.
-    var playsAnimations: Bool {
-        configuration.animationBufferBytes > 0 && configuration.output == .pixels
-    }
-
-    /// On a decode thread, before the image is shared: attaches the file's frames to
-    /// an animated first frame, when this loader plays animations.
-    func attachAnimation(to image: DecodedImage, from bytes: [UInt8]) {
-        guard playsAnimations, image.isAnimated, image.encoded == nil else { return }
-        image.animation = AnimationSource.make(from: bytes, limits: configuration.decodeLimits)
-    }
-
-    private func _frame(row: Int, in s: inout LoaderState,
+    private func _frame(row: Int, in s: inout LoaderFront,
                         pick: (AnimationSource?) throws(LoaderError) -> Int) throws(LoaderError)
         -> (answer: FrameAnswer, index: Int) {
         let key = try s.key(forRow: row)
@@ -76,23 +64,23 @@ extension ImageLoader {
                                          bufferBytes: configuration.animationBufferBytes)
         player.row = row
         player.show(index)
-        if s.window.visible?.contains(row) ?? true { s.animations.play(key) }
-        if player.drain() { _animationMemoryDidChange(in: &s) }
+        if s.visible?.contains(row) ?? true { s.animations.play(key) }
+        if player.drain() { s.animationMemoryDidChange() }
         let answer = player.frame(index).map(FrameAnswer.frame) ?? .notYet
         _decodeAhead(player, in: &s)
         return (answer, index)
     }
 
     /// Starts the player's next batch unless one is under way, its row is off screen,
-    /// or its buffer is full enough. (State lock held.)
-    func _decodeAhead(_ player: AnimationPlayer, in s: inout LoaderState) {
+    /// or its buffer is full enough. (Front lock held.)
+    func _decodeAhead(_ player: AnimationPlayer, in s: inout LoaderFront) {
         guard !s.isShuttingDown, player.framesWanted() != nil else { return }
         // Room first (which may squeeze the window), then the batch for the window left.
-        _animationMemoryDidChange(in: &s, before: player)
+        s.animationMemoryDidChange(before: player)
         guard let batch = player.startBatch() else { return }
         // A decode thread taking a job now holds the queue's lock: the next frame
         // call tries again, rather than this one waiting.
-        switch decodePool.submitIfFree(priority: Self.framePriority, { [weak self] _ in self?.decode(batch) }) {
+        switch workers.submitIfFree(priority: Self.framePriority, { [weak self] _ in self?.decode(batch) }) {
         case true?: break
         case nil: player.undoStart(batch)
         // Refused only once shutdown began, which drops every player.
@@ -116,84 +104,18 @@ extension ImageLoader {
         }
         batch.mailbox.push(.done(composer, epoch: batch.epoch))
     }
+}
 
-    // MARK: Memory
-
-    /// After the players' memory grew or shrank, or before `coming`'s batch or an
-    /// image of `incoming` bytes: makes room within the cache's limit. The stopped
-    /// animations' memory goes first, then the frames left behind, then images by
-    /// age, never those of the rows on screen (the first frames of the animations
-    /// playing carry their files), and last the playing animations' frames past the
-    /// squeezed window. Tells the cache (and the session) what the players hold.
-    /// Squeezed windows widen again once full buffers fit.
-    func _animationMemoryDidChange(in s: inout LoaderState, before coming: AnimationPlayer? = nil,
-                                   adding incoming: Int = 0) {
-        let capacity = s.cache.capacity
-        // The batch is what the window wants now: a squeeze makes it smaller.
-        func batch() -> Int { coming.flatMap { p in p.framesWanted().map { p.batchBytes(frames: $0.count) } } ?? 0 }
-        func over(_ s: LoaderState) -> Int { s.cache.totalCost + s.animations.bytes + batch() + incoming - capacity }
-        if s.animations.isSqueezed,
-           s.animations.bytesPastSqueezedWindow <= s.animations.stoppedBytes - over(s) {
-            s.animations.squeeze(false)
-        }
-        if over(s) > 0 { s.animations.dropStopped(freeing: over(s)) }
-        if over(s) > 0 { s.animations.releaseLeftBehind() }
-        if over(s) > 0 {
-            let shown = s.keysOnScreen
-            s.cache.evict(downTo: max(0, capacity - s.animations.bytes - batch() - incoming), sparing: shown.contains)
-            _dropRemovedAnimations(in: &s)
-        }
-        if over(s) > 0 { s.animations.squeeze(true) }
-        s.cache.reserve(s.animations.bytes)
+extension LoaderConfiguration {
+    /// Whether a loader of this configuration keeps animations playable.
+    var playsAnimations: Bool {
+        animationBufferBytes > 0 && output == .pixels
     }
 
-    /// Caches a job's image, the animations' spare memory going first to make room.
-    func _insertImage(_ image: DecodedImage, for key: CacheKey, in s: inout LoaderState) {
-        if !s.animations.isEmpty { _animationMemoryDidChange(in: &s, adding: image.byteCount) }
-        s.cache.insert(image, for: key)
-        _dropRemovedAnimations(in: &s)
-    }
-
-    /// Players whose first frame left the cache go with it. (State lock held.)
-    func _dropRemovedAnimations(in s: inout LoaderState) {
-        let removed = s.cache.takeRemovedAnimations()
-        guard !removed.isEmpty else { return }
-        for key in removed { s.animations.remove(key) }
-        s.cache.reserve(s.animations.bytes)
-    }
-
-    /// A view change: animations whose rows left the visible range stop decoding.
-    func _stopAnimationsThatLeft(in s: inout LoaderState) {
-        guard !s.animations.playing.isEmpty, let visible = s.window.visible else { return }
-        s.animations.stop { !visible.contains($0) }
-    }
-
-    /// `trimMemory`'s part: stopped animations go whole, playing ones keep the frame
-    /// they show; `.complete` drops every player.
-    func _trimAnimations(_ level: TrimLevel, in s: inout LoaderState) {
-        s.animations.drainAll()
-        switch level {
-        case .moderate:
-            s.animations.dropStopped()
-            s.animations.dropFramesAhead()
-            s.animations.releaseLeftBehind()
-        case .complete:
-            s.animations.removeAll()
-        }
-        s.cache.reserve(s.animations.bytes)
-    }
-
-    /// For the session's budget: a stopped animation's memory, else playing ones'
-    /// frames ahead, before any image. Nil when they hold nothing to give.
-    func _evictAnimationsForSession(in s: inout LoaderState) -> SessionMemoryBudget.Eviction? {
-        s.animations.drainAll()
-        let before = s.animations.bytes
-        guard before > 0 else { return nil }
-        if s.animations.dropStopped(freeing: 1) == 0 {
-            s.animations.releaseLeftBehind()
-            s.animations.dropFramesAhead()
-        }
-        s.cache.reserve(s.animations.bytes)
-        return s.animations.bytes < before ? .evicted : nil
+    /// On a worker, before the image is shared: attaches the file's frames to an
+    /// animated first frame, when the loader plays animations.
+    func attachAnimation(to image: DecodedImage, from bytes: [UInt8]) {
+        guard playsAnimations, image.isAnimated, image.encoded == nil else { return }
+        image.animation = AnimationSource.make(from: bytes, limits: decodeLimits)
     }
 }

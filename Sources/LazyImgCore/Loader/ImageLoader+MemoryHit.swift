@@ -7,22 +7,15 @@ extension ImageLoader {
     /// goes through it with no throwing closures around it. A miss takes the lock a
     /// second time in `request(row:)`, a small part of what a miss costs.
     public func requestFromMemory(row: Int) -> DecodedImage? {
-        state.withLock { s in
-            guard let image = try? s.cachedImage(forRow: row) else { return nil }
-            _countMemoryHit(row: row, in: &s)
+        var shown: CacheKey?
+        let image = front.withLock { f -> DecodedImage? in
+            guard let image = try? f.cachedImage(forRow: row) else { return nil }
+            shown = f.countMemoryHit(row: row)
             return image
         }
-    }
-
-    /// Counts a request answered from memory, and a prefetched image seen.
-    @inline(__always)
-    func _countMemoryHit(row: Int, in s: inout LoaderState) {
-        s.stats.requests += 1
-        s.stats.memoryHits += 1
-        if s.prefetch.holdsUnseen, let key = s.rows[row], s.prefetch.shown(key) {
-            s.stats.prefetchHits += 1
-            // The waste budget may have room again.
-            _pump(in: &s)
-        }
+        // A prefetched image seen: the scheduler counts it, and its waste budget may
+        // have room again.
+        if let shown { loop.post(host: .prefetchShown(shown)) }
+        return image
     }
 }

@@ -3,9 +3,9 @@ extension ImageLoader {
     /// none). Throws `.outOfRange` when they are not all rows of the list, setting
     /// nothing. Renders nothing: a row's placeholder is drawn at its first request.
     public func setPlaceholders(first: Int, _ placeholders: [Placeholder?]) throws(LoaderError) {
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            try self.placeholders.set(first: first, placeholders, rowCount: s.rows.count)
+        try front.withLock { f throws(LoaderError) in
+            guard !f.isShuttingDown else { throw .shutdown }
+            try self.placeholders.set(first: first, placeholders, rowCount: f.rows.count)
         }
     }
 
@@ -19,9 +19,9 @@ extension ImageLoader {
     /// The row's placeholder whatever its image's state (for a row whose image failed);
     /// nil when it has none.
     public func lookupPlaceholder(row: Int) throws(LoaderError) -> DecodedImage? {
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            guard row >= 0, row < s.rows.count else { throw .outOfRange }
+        try front.withLock { f throws(LoaderError) in
+            guard !f.isShuttingDown else { throw .shutdown }
+            guard row >= 0, row < f.rows.count else { throw .outOfRange }
         }
         return placeholders.image(forRow: row)
     }

@@ -4,8 +4,18 @@ import Synchronization
 /// The loader: one list, its view state, its caches and its workers.
 ///
 /// Every method is safe from any thread and returns without waiting on I/O or
-/// decoding, except `waitForEvents` and `shutdown`. State lives behind one mutex;
-/// the network thread, decode threads and delivery never call the host with it held.
+/// decoding, except `waitForEvents` and `shutdown`. The host's calls record what
+/// they are told and answer from what is at hand; the deciding happens on the
+/// scheduler's thread (`SchedulerLoop`, `Scheduler`):
+/// - the view calls (`setVisibleRange`, `setScrollState`, `setScrollTarget`) push
+///   their input into a lock-free inbox and store the latest motion in atomics;
+///   they take no lock at all;
+/// - `request` answers a memory hit, or opens a ticket and pushes the request,
+///   under the front lock (`LoaderFront`), which other threads hold only for short
+///   bounded sections (caching an image, retiring a ticket);
+/// - `dispatch` runs the events the event queue holds (its lock is held by others
+///   only to append an event).
+/// Callbacks never run with a lock held.
 public final class ImageLoader: Sendable {
     public enum RequestResult: Sendable {
         /// In memory now.
@@ -17,28 +27,27 @@ public final class ImageLoader: Sendable {
     }
 
     public let configuration: LoaderConfiguration
-    let state: Locked<LoaderState>
+    /// What the host's calls answer from (rows, memory cache, live tickets).
+    let front: Locked<LoaderFront>
+    /// The scheduler's thread, its inputs and its effect runner.
+    let loop: SchedulerLoop
     let transport: any DataLoading
-    let decodePool: DecodePool
+    let workers: WorkerPool
     let delivery: EventDelivery
     let clock: any Clock
-    /// A number in 0..<1 for each retry's jitter; fixed in tests.
-    let jitter: @Sendable () -> Double
-    /// Starts retries whose wait ends while the host makes no calls.
-    let retryTimer: WakeTimer
-    /// What every download's completion calls. Made once: a closure per start cost
-    /// an allocation and a weak reference each, on the thread that started it (often
-    /// the host's, with the lock held).
-    let transferCompletion: @Sendable (TransferID, DataResponse) -> Void
+    /// The latest motion the host gave, and the scheduler's landing zone.
+    let hostView: HostView
     /// The view a list at rest set last, for the host's unchanged repeats of it.
-    let restingView = RestingView()
+    let restingView: RestingView
     /// What running downloads and files waiting to decode may hold together.
     let downloadBudget: DownloadBudget
+    /// Animation frames decoded, counted by the decode jobs, which take no lock.
+    let framesDecoded = Atomic<UInt64>(0)
+    /// Set once shutdown begins: the view calls check it without a lock.
+    private let shutDown = Atomic<Bool>(false)
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
-    /// Animation frames decoded, counted by the decode jobs, which take no lock.
-    let framesDecoded = Atomic<UInt64>(0)
     /// The rows' placeholder hashes and the images drawn from them.
     let placeholders: RowPlaceholders
 
@@ -46,7 +55,7 @@ public final class ImageLoader: Sendable {
     ///   - transport: fetches bytes; nil = the configuration's session, or without
     ///     one libcurl on a network thread of its own (and file:// on a reader
     ///     thread, when allowed).
-    ///   - makeDecoder: makes one decoder per decode thread.
+    ///   - makeDecoder: makes one decoder per worker thread.
     ///   - jitter: a random number in 0..<1 per retry, spreading retries apart.
     ///   - onEvent: called once per finished ticket, never with a lock held.
     public init(
@@ -66,7 +75,7 @@ public final class ImageLoader: Sendable {
             diskCache = nil
         }
         guard let delivery = EventDelivery(mode: configuration.delivery, handler: onEvent) else { throw .io }
-        guard let decodePool = DecodePool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
+        guard let workers = WorkerPool(threads: configuration.decodeThreads, makeDecoder: makeDecoder) else {
             delivery.finish()
             throw .io
         }
@@ -75,67 +84,81 @@ public final class ImageLoader: Sendable {
                                             allowFileURLs: configuration.allowFileURLs)
                 }) ?? SchemeRoutingDataLoader(configuration: configuration)
         else {
-            decodePool.shutdown()
+            workers.shutdown()
             delivery.finish()
             throw .network
         }
-        guard let retryTimer = WakeTimer(name: "lazyimg-retry") else {
+        let front = Locked(LoaderFront(configuration: configuration))
+        let budget = DownloadBudget(limit: configuration.decodeQueueBytes)
+        let hostView = HostView(slowRowsPerSecond: configuration.slowScrollRowsPerSecond)
+        let restingView = RestingView()
+        guard let loop = SchedulerLoop(configuration: configuration, front: front, transport: network,
+                                       workers: workers, delivery: delivery, downloadBudget: budget,
+                                       diskCache: diskCache, clock: clock, jitter: jitter, hostView: hostView,
+                                       restingView: restingView), loop.start()
+        else {
             network.shutdown()
-            decodePool.shutdown()
+            workers.shutdown()
             delivery.finish()
             throw .io
         }
-        self.retryTimer = retryTimer
-        let owner = WeakLoader()
-        transferCompletion = { id, response in owner.loader?.transferDidComplete(id, response) }
-        self.jitter = jitter
         self.configuration = configuration
-        downloadBudget = DownloadBudget(limit: configuration.decodeQueueBytes)
+        self.front = front
+        self.loop = loop
         self.transport = network
-        self.decodePool = decodePool
+        self.workers = workers
         self.delivery = delivery
         self.clock = clock
+        self.hostView = hostView
+        self.restingView = restingView
+        downloadBudget = budget
         self.diskCache = diskCache
-        self.placeholders = RowPlaceholders(options: configuration.decodeOptions)
-        self.state = Locked(LoaderState(configuration: configuration))
-        owner.loader = self
-        retryTimer.setHandler { [weak self] in self?.retryTimerDidFire() }
+        placeholders = RowPlaceholders(options: configuration.decodeOptions)
         joinSessionMemoryBudget()
         // Counting what the directory holds reads every shard: a worker's job, not
         // the creating thread's.
-        if let diskCache { decodePool.submit(priority: Int.max) { _ in diskCache.loadIndex() } }
+        if let diskCache { workers.submit(priority: Int.max) { _ in diskCache.loadIndex() } }
     }
+
+    deinit {
+        // Dropped without shutdown (Swift callers): the scheduler's thread still ends.
+        loop.stop()
+    }
+
+    var isShutDown: Bool { shutDown.load(ordering: .acquiring) }
 
     // MARK: The list
 
     /// Replaces the list. Outstanding tickets end cancelled; the cache stays.
     public func setItems(_ urls: [ImageURL?]) throws(LoaderError) {
         let rows = keys(for: urls)
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            for id in Array(s.tickets.keys) { _cancelTicket(id, in: &s) }
-            s.rows = RowKeys(rows)
+        let cancelled = try front.withLock { f throws(LoaderError) in
+            guard !f.isShuttingDown else { throw .shutdown }
+            f.rows = RowKeys(rows)
             placeholders.listReplaced(rowCount: rows.count)
-            s.paging.listDidGrow()
-            _listDidChange(in: &s)
+            // In the same hold: the scheduler reads the new list before any request
+            // made for it.
+            loop.post(host: .listReplaced(rows))
+            return f.cancelAll { !$0.isFetch }
         }
+        delivery.push(contentsOf: cancelled)
+        loop.wake.wake(urgent: true)
     }
 
     /// Appends the next page of rows.
     public func appendItems(_ urls: [ImageURL?]) throws(LoaderError) {
         let rows = keys(for: urls)
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            s.rows.append(contentsOf: rows)
+        try front.withLock { f throws(LoaderError) in
+            guard !f.isShuttingDown else { throw .shutdown }
+            f.rows.append(contentsOf: rows)
             placeholders.listAppended(rows.count)
-            s.view.rowCount = s.rows.count
-            if !rows.isEmpty { s.paging.listDidGrow() }
-            _viewDidChange(in: &s)
+            loop.post(host: .listAppended(rows))
         }
+        loop.wake.wake(urgent: true)
     }
 
     public var itemCount: Int {
-        state.withLock { $0.rows.count }
+        front.withLock { $0.rows.count }
     }
 
     // MARK: View state
@@ -143,107 +166,71 @@ public final class ImageLoader: Sendable {
     /// Rows `first ..< first + count` are on screen. Work for rows outside the visible
     /// range, the landing zone and the prefetch window is cancelled.
     public func setVisibleRange(first: Int, count: Int) throws(LoaderError) {
+        guard !isShutDown else { throw .shutdown }
         let lower = max(0, first)
         let rows = lower..<lower.addingClamped(max(0, count))
-        // A list at rest repeats its range every frame: unchanged, without the lock.
-        if restingView.isCurrent(under: state, rows: rows) { return }
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            s.view.setVisible(rows)
-            _viewDidChange(in: &s)
-            _publishRestingView(in: &s)
-        }
+        // A list at rest repeats its range every frame: dropped when it changes nothing.
+        if restingView.isCurrent(inputsPushed: loop.hostInputs.pushedCount, rows: rows) { return }
+        hostView.setVisible(rows)
+        loop.post(host: .visible(rows))
     }
 
     /// At rest or slower than the slow-scroll speed the list loads as at rest;
     /// faster, nothing new starts except the landing zone of a deceleration. Each
     /// call while decelerating is one velocity sample of the decay.
     public func setScrollState(_ scroll: ScrollState, velocity: Double) throws(LoaderError) {
-        // A list at rest says so every frame: unchanged, without the lock.
-        if scroll == .idle && velocity == 0 && restingView.isCurrent(under: state, rows: nil) { return }
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            s.view.setScroll(scroll, velocity: velocity, now: clock.nowMilliseconds)
-            _viewDidChange(in: &s)
-            _publishRestingView(in: &s)
-        }
-    }
-
-    /// After a state or range call: if the list now rests where a repeat of either
-    /// changes nothing, the repeats skip the lock until anything else takes it.
-    /// (State lock held.)
-    private func _publishRestingView(in s: inout LoaderState) {
-        restingView.publish(s.view.repeatsChangeNothing && !s.isShuttingDown ? s.view.visible : nil, under: state)
+        guard !isShutDown else { throw .shutdown }
+        // A list at rest says so every frame: dropped when it changes nothing.
+        if scroll == .idle && velocity == 0
+            && restingView.isCurrent(inputsPushed: loop.hostInputs.pushedCount, rows: nil) { return }
+        let changed = hostView.setScroll(scroll, velocity: velocity)
+        // A new state (a touch, a release, the rest) is worth waking a napping
+        // scheduler for; the samples in between are not.
+        loop.post(host: .scroll(scroll, velocity: velocity, at: clock.nowMilliseconds), urgent: changed)
     }
 
     /// Rows `first ..< first + count` will be on screen when the list rests (the
     /// toolkit's own prediction); count 0 withdraws it. Void after the next touch,
     /// at rest, or when the list turns away.
     public func setScrollTarget(first: Int, count: Int) throws(LoaderError) {
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            let lower = max(0, first)
-            s.view.setTarget(lower..<lower.addingClamped(max(0, count)))
-            _viewDidChange(in: &s)
-        }
+        guard !isShutDown else { throw .shutdown }
+        let lower = max(0, first)
+        loop.post(host: .target(lower..<lower.addingClamped(max(0, count))), urgent: true)
     }
 
     // MARK: Rows
 
     /// Image for `row`: from memory at once, else a ticket whose event follows.
     public func request(row: Int) throws(LoaderError) -> RequestResult {
-        try state.withLock { s throws(LoaderError) -> RequestResult in
-            if let image = try s.cachedImage(forRow: row) {
-                _countMemoryHit(row: row, in: &s)
+        var shown: CacheKey?
+        let result = try front.withLock { f throws(LoaderError) -> RequestResult in
+            if let image = try f.cachedImage(forRow: row) {
+                shown = f.countMemoryHit(row: row)
                 return .image(image)
             }
-            let key = try s.key(forRow: row)
+            let key = try f.key(forRow: row)
             guard key.isLoadable(allowingFiles: configuration.allowFileURLs) else { throw .badURL }
-            if let failure = s.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
+            if !f.failures.isEmpty, let failure = f.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
                 throw failure.error
             }
-            s.stats.requests += 1
-            let ticket = s.makeID()
-            s.tickets[ticket] = Ticket(row: row, key: key)
-            let phase: Job.Phase
-            if let joined = s.withJob(key, { job in
-                job.tickets[ticket] = row
-                return job.phase
-            }) {
-                s.stats.downloadsCoalesced += 1
-                phase = joined
-            } else {
-                var job = Job(id: s.makeID(), key: key)
-                job.tickets[ticket] = row
-                s.jobs[key] = job
-                phase = .waiting
-            }
-            if s.window.visible != nil { s.claimed.insert(row) }
-            if phase == .waiting {
-                if s.window.visible == nil {
-                    s.arrivals.append(key)
-                } else if s.window.wants(row) {
-                    s.toStart.insert(row)
-                } else {
-                    s.arrivals.append(key)
-                    s.strays.append(ticket)
-                }
-                // Held by the motion: nothing can start, so there is nothing to pump.
-                if !s.window.holds(row) { _pump(in: &s) }
-            }
-            // The pump ran only for rows the motion does not hold, so `phase` is current.
-            if phase == .waiting && s.window.holds(row) {
-                s.stats.deferred += 1
-                return .deferred(ticket)
-            }
-            return .pending(ticket)
+            f.stats.requests += 1
+            let ticket = f.openTicket(row: row, url: key.url)
+            // In the same hold: the scheduler reads it after the list it belongs to.
+            loop.hostInputs.push(.request(ticket: ticket, row: row, key: key, imagesCached: f.imagesCached))
+            guard hostView.holds(row) else { return .pending(ticket) }
+            f.stats.deferred += 1
+            return .deferred(ticket)
         }
+        if let shown { loop.post(host: .prefetchShown(shown)) }
+        if case .image = result { return result }
+        loop.wake.wake(urgent: false)
+        return result
     }
 
     /// The cached image for `row`, or nil; schedules nothing.
     public func lookup(row: Int) throws(LoaderError) -> DecodedImage? {
-        try state.withLock { s throws(LoaderError) in
-            try s.cachedImage(forRow: row)
+        try front.withLock { f throws(LoaderError) in
+            try f.cachedImage(forRow: row)
         }
     }
 
@@ -251,26 +238,25 @@ public final class ImageLoader: Sendable {
     public func lookup(url: ImageURL) throws(LoaderError) -> DecodedImage? {
         // The key (and its hash of the URL) is made before taking the lock.
         let key = CacheKey(url: url, options: configuration.decodeOptions)
-        return try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            return s.cache.image(for: key)
+        return try front.withLock { f throws(LoaderError) in
+            guard !f.isShuttingDown else { throw .shutdown }
+            return f.cache.image(for: key)
         }
     }
 
     /// Cancels a live ticket (its cancelled event follows) and returns true; false for
     /// a ticket that is unknown or already finished.
     public func cancel(ticket: UInt64) throws(LoaderError) -> Bool {
-        try state.withLock { s throws(LoaderError) in
-            guard !s.isShuttingDown else { throw .shutdown }
-            if _cancelFetch(ticket, in: &s) {
-                _pump(in: &s)
-                return true
-            }
-            guard s.tickets[ticket] != nil else { return false }
-            _cancelTicket(ticket, in: &s)
-            _pump(in: &s)
-            return true
+        let ended = try front.withLock { f throws(LoaderError) -> LoaderFront.LiveTicket? in
+            guard !f.isShuttingDown else { throw .shutdown }
+            guard let live = f.retire(ticket) else { return nil }
+            loop.hostInputs.push(.cancel(ticket: ticket))
+            return live
         }
+        guard let ended else { return false }
+        delivery.push(contentsOf: CollectionOfOne(ended.cancelledEvent(ticket)))
+        loop.wake.wake(urgent: false)
+        return true
     }
 
     /// Keys are made before taking the lock, once per row, when rows arrive.
@@ -281,13 +267,14 @@ public final class ImageLoader: Sendable {
     // MARK: Stats and memory
 
     public var stats: LoaderStats {
-        var stats = state.withLock { s in
-            var stats = s.stats
-            stats.memoryCacheBytes = UInt64(s.cache.totalCost + s.cache.reservedBytes)
-            stats.animationBytes = UInt64(s.cache.reservedBytes)
-            stats.memoryCacheCount = UInt64(s.cache.count)
-            stats.inFlight = UInt64(s.downloading)
-            return stats
+        var stats = loop.publishedStats.withLock { $0 }
+        front.withLock { f in
+            stats.requests = f.stats.requests
+            stats.memoryHits = f.stats.memoryHits
+            stats.deferred = f.stats.deferred
+            stats.memoryCacheBytes = UInt64(f.cache.totalCost + f.cache.reservedBytes)
+            stats.animationBytes = UInt64(f.cache.reservedBytes)
+            stats.memoryCacheCount = UInt64(f.cache.count)
         }
         stats.eventsDelivered = delivery.delivered.load(ordering: .relaxed)
         stats.framesDecoded = framesDecoded.load(ordering: .relaxed)
@@ -312,15 +299,15 @@ public final class ImageLoader: Sendable {
     /// the freed memory back to the system, outside the lock (a few milliseconds for a
     /// large heap).
     public func trimMemory(_ level: TrimLevel) {
-        state.withLock { s in
+        front.withLock { f in
             // Animation frames go first.
-            _trimAnimations(level, in: &s)
+            f.trimAnimations(level)
             switch level {
             case .moderate:
-                s.cache.evict(downTo: max(0, s.cache.capacity / 2 - s.animations.bytes))
-                _dropRemovedAnimations(in: &s)
+                f.cache.evict(downTo: max(0, f.cache.capacity / 2 - f.animations.bytes))
+                f.dropRemovedAnimations()
             case .complete:
-                s.cache.removeAll()
+                f.cache.removeAll()
             }
         }
         if level == .complete {
@@ -338,9 +325,8 @@ public final class ImageLoader: Sendable {
     /// Host delivery: runs up to `max` waiting callbacks (0 = all waiting now) on the
     /// calling thread; returns how many ran.
     public func dispatch(max: Int) -> Int {
-        // Most frames have nothing to deliver: they return before the loader's lock.
-        guard delivery.mode == .host, delivery.queue.mayHaveEvents,
-              !state.withLock({ $0.isShuttingDown }) else { return 0 }
+        // Most frames have nothing to deliver: they return after two atomic loads.
+        guard delivery.mode == .host, delivery.queue.mayHaveEvents, !isShutDown else { return 0 }
         return delivery.dispatch(max: max)
     }
 
@@ -348,7 +334,7 @@ public final class ImageLoader: Sendable {
     /// no limit). Returns whether events wait.
     public func waitForEvents(milliseconds: Int) throws(LoaderError) -> Bool {
         guard delivery.mode == .host else { throw .misuse }
-        guard !state.withLock({ $0.isShuttingDown }) else { throw .shutdown }
+        guard !isShutDown else { throw .shutdown }
         return delivery.queue.waitForEvents(milliseconds: milliseconds)
     }
 
@@ -359,28 +345,21 @@ public final class ImageLoader: Sendable {
     /// Throws `.misuse` from inside a callback, leaving the loader untouched.
     public func shutdown() throws(LoaderError) {
         guard !delivery.isInsideCallback else { throw .misuse }
-        let first = state.withLock { s in
-            guard !s.isShuttingDown else { return false }
-            s.isShuttingDown = true
-            for id in Array(s.tickets.keys).sorted() { _cancelTicket(id, in: &s) }
-            for id in s.fetches.tickets { _ = _cancelFetch(id, in: &s) }
-            for key in Array(s.jobs.keys) { _dropJob(key, in: &s) }
-            s.animations.removeAll()
+        let cancelled = front.withLock { f -> [LoaderEvent]? in
+            guard !f.isShuttingDown else { return nil }
+            f.isShuttingDown = true
+            shutDown.store(true, ordering: .releasing)
+            f.animations.removeAll()
             // Its images no longer count against the session's other loaders.
-            s.cache.leaveSession()
-            return true
+            f.cache.leaveSession()
+            return f.cancelAll { _ in true }
         }
-        guard first else { return }
-        retryTimer.stop()
+        guard let cancelled else { return }
+        delivery.push(contentsOf: cancelled)
+        // The scheduler stops every download and drops every job, then its thread ends.
+        loop.stop()
         transport.shutdown()
-        decodePool.shutdown()
+        workers.shutdown()
         delivery.finish()
     }
-}
-
-/// A weak reference to a loader for closures made before the loader is: set once,
-/// in the loader's init, before any other thread can see it.
-private final class WeakLoader: @unchecked Sendable {
-    // @unchecked: written once before the loader is shared; weak loads are atomic.
-    weak var loader: ImageLoader?
 }

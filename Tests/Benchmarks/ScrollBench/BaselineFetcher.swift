@@ -15,7 +15,7 @@ final class BaselineFetcher: Sendable {
     private let urls: [String]
     private let options: DecodeOptions
     private let transport: CurlDataLoader
-    private let decodePool: DecodePool
+    private let workers: WorkerPool
     private let nextID = Locked<TransferID>(0)
     private let arrivals = Locked<[Arrival]>([])
     /// Where arrivals go instead of `arrivals`, when set.
@@ -28,7 +28,7 @@ final class BaselineFetcher: Sendable {
         guard let transport = CurlDataLoader(maxConcurrentTransfers: maxConnections) else {
             throw .setup("libcurl could not be initialised")
         }
-        guard let pool = DecodePool(threads: LoaderConfiguration.defaultDecodeThreads, makeDecoder: { ImageDecoder() })
+        guard let pool = WorkerPool(threads: LoaderConfiguration.defaultDecodeThreads, makeDecoder: { ImageDecoder() })
         else {
             transport.shutdown()
             throw .setup("cannot start decode threads")
@@ -36,7 +36,7 @@ final class BaselineFetcher: Sendable {
         self.urls = urls
         self.arrivalSink = arrivalSink
         self.transport = transport
-        decodePool = pool
+        workers = pool
         options = DecodeOptions(target: TargetSize(width: box, height: box))
     }
 
@@ -47,7 +47,7 @@ final class BaselineFetcher: Sendable {
             id += 1
             return id
         }
-        let (options, pool, arrivals, sink) = (self.options, decodePool, self.arrivals, arrivalSink)
+        let (options, pool, arrivals, sink) = (self.options, workers, self.arrivals, arrivalSink)
         @Sendable func arrive(_ arrival: Arrival) {
             if let sink { sink(arrival) } else { arrivals.withLock { $0.append(arrival) } }
         }
@@ -76,6 +76,6 @@ final class BaselineFetcher: Sendable {
     /// Stops every transfer and decode and joins the threads.
     func shutdown() {
         transport.shutdown()
-        decodePool.shutdown()
+        workers.shutdown()
     }
 }

@@ -50,10 +50,10 @@ private final class FakeDecoder: ImageDecoding {
     }
 }
 
-final class DecodePoolTests: XCTestCase {
+final class WorkerPoolTests: XCTestCase {
     func testLowerPriorityValueRunsFirstAndEqualOnesInOrder() throws {
         let recorder = Recorder()
-        let pool = try XCTUnwrap(DecodePool(threads: 1) { FakeDecoder() })
+        let pool = try XCTUnwrap(WorkerPool(threads: 1) { FakeDecoder() })
         defer { pool.shutdown() }
         // Hold the only worker so every later job is queued before any runs.
         pool.submit(priority: 0) { _ in
@@ -72,7 +72,7 @@ final class DecodePoolTests: XCTestCase {
 
     func testShutdownDropsQueuedJobsAndWaitsForRunningOnes() throws {
         let recorder = Recorder()
-        let pool = try XCTUnwrap(DecodePool(threads: 1) { FakeDecoder() })
+        let pool = try XCTUnwrap(WorkerPool(threads: 1) { FakeDecoder() })
         pool.submit(priority: 0) { _ in
             recorder.record("running")
             recorder.waitOpen("go")
@@ -95,7 +95,7 @@ final class DecodePoolTests: XCTestCase {
     func testEachWorkerHasItsOwnDecoder() throws {
         let threads = 3
         let recorder = Recorder()
-        let pool = try XCTUnwrap(DecodePool(threads: threads) { FakeDecoder() })
+        let pool = try XCTUnwrap(WorkerPool(threads: threads) { FakeDecoder() })
         defer { pool.shutdown() }
         // Each job waits until `threads` jobs run at once, so every worker takes one.
         for _ in 0..<threads {
@@ -120,7 +120,7 @@ final class DecodePoolTests: XCTestCase {
 
     func testFactoryRunsOncePerThread() throws {
         let made = Recorder()
-        let pool = try XCTUnwrap(DecodePool(threads: 2) {
+        let pool = try XCTUnwrap(WorkerPool(threads: 2) {
             made.record("decoder")
             return FakeDecoder()
         })

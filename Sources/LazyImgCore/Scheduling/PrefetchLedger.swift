@@ -28,6 +28,11 @@ struct PrefetchLedger {
     /// Whether any prefetched image waits unseen: a memory hit skips the lookup when not.
     var holdsUnseen: Bool { !unseen.isEmpty }
 
+    /// Whether the image of `key` was fetched unasked and waits unseen.
+    func isUnseen(_ key: CacheKey) -> Bool {
+        !unseen.isEmpty && unseen[key] != nil
+    }
+
     /// The host asked for the image: returns true when it was a prefetched one.
     mutating func shown(_ key: CacheKey) -> Bool {
         guard let entry = unseen.removeValue(forKey: key) else { return false }

@@ -1,10 +1,10 @@
-/// The decode pool's waiting jobs: lowest priority value first, and first come first
+/// The worker pool's waiting jobs: lowest priority value first, and first come first
 /// served among equal priorities.
 ///
 /// A binary min-heap keyed by (priority, arrival number): a long list can queue
 /// hundreds of decodes, and the arrival number keeps the order FIFO, which a heap
 /// alone would not.
-struct DecodeJobQueue {
+struct WorkerJobQueue {
     typealias Job = @Sendable (any ImageDecoding) -> Void
 
     private struct Entry {

@@ -22,6 +22,10 @@ public struct FailureRecords: Sendable {
         failures[url] = Failure(error: error, httpStatus: httpStatus, at: now)
     }
 
+    /// No failure is remembered: a request's miss need not hash its URL, nor read
+    /// the clock.
+    public var isEmpty: Bool { failures.isEmpty }
+
     /// The failure of `url` if it is recent enough to answer with.
     public mutating func recentFailure(of url: ImageURL, now: Int64) -> Failure? {
         guard let failure = failures[url] else { return nil }

@@ -5,7 +5,9 @@ struct Job {
         /// Not started: waiting for a free slot, or for the list to slow down.
         case waiting
         case downloading(TransferID)
-        case decoding
+        /// Queued for a worker, or decoding; `DecodeClaim` tells the worker whether
+        /// it is still wanted.
+        case decoding(DecodeClaim)
         /// Looking in the disk cache, before any download.
         case readingDisk
     }
@@ -46,6 +48,11 @@ struct Job {
 
     /// Whether a ticket or the prefetcher still wants the result.
     var isWanted: Bool { !tickets.isEmpty || prefetchRow != nil }
+
+    var isDecoding: Bool {
+        if case .decoding = phase { return true }
+        return false
+    }
 
     /// The urgency of the most urgent row this job serves; smaller runs first.
     func rank(in window: SchedulingWindow) -> Int {

@@ -1,10 +1,13 @@
-/// A fixed set of decode threads, each with its own decoder, taking jobs by priority.
+/// A fixed set of worker threads, each with its own decoder, taking jobs by priority:
+/// a loader's decodes, its disk-cache reads and writes, and the scan that counts what
+/// the disk cache holds.
 ///
-/// Decoding blocks a thread for milliseconds to seconds, so it runs on plain threads
-/// rather than Swift concurrency's small cooperative pool. Each thread makes its own
-/// decoder (they are not Sendable: a TurboJPEG handle belongs to one thread) and hands
-/// it to every job it runs.
-public final class DecodePool: Sendable {
+/// Each of those blocks a thread for milliseconds to seconds, so they run on plain
+/// threads rather than Swift concurrency's small cooperative pool, below the host's
+/// priority. Each thread makes its own decoder (they are not Sendable: a TurboJPEG
+/// handle belongs to one thread) and hands it to every job it runs; a disk read
+/// decodes the original it found with it.
+public final class WorkerPool: Sendable {
     public typealias Job = @Sendable (any ImageDecoding) -> Void
 
     /// What the workers and the pool share, under `condition`'s mutex. Idle workers
@@ -15,7 +18,7 @@ public final class DecodePool: Sendable {
         let wakeups = Semaphore()
         let workers: Int
         // Guarded by condition's mutex.
-        var queue = DecodeJobQueue()
+        var queue = WorkerJobQueue()
         var stopping = false
         var joined = false
 
@@ -34,7 +37,7 @@ public final class DecodePool: Sendable {
         self.state = state
         var started: [NativeThread] = []
         for index in 0..<max(1, count) {
-            guard let thread = NativeThread(name: "lazyimg-dec\(index)", priority: .background, {
+            guard let thread = NativeThread(name: "lazyimg-work\(index)", priority: .background, {
                 Self.work(state, decoder: makeDecoder())
             }) else {
                 Self.stop(state, threads: started)

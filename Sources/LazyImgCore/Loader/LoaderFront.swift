@@ -1,0 +1,94 @@
+/// What the host's calls answer from at once: the rows, the memory cache, the live
+/// tickets and the recent failures. Guarded by the loader's front lock, which other
+/// threads take only for short bounded sections (the scheduler's thread to cache an
+/// image, retire a ticket or record a failure; a session evicting one image): the
+/// scheduling itself happens on the scheduler's thread, under no lock the host's
+/// calls take.
+struct LoaderFront {
+    /// One key per row (nil: no image), made once when the rows arrive.
+    var rows = RowKeys()
+    var cache: MemoryCache
+    var animations = AnimationPlayers()
+    /// The visible rows as the scheduler last saw them (nil before the first range).
+    var visible: Range<Int>?
+    var failures: FailureRecords
+    /// Tickets whose one event has not been queued yet: the host's cancel, a new list
+    /// and shutdown end them here, the scheduler's decisions through `retire`.
+    private(set) var live: [UInt64: LiveTicket] = [:]
+    /// Never 0, never reused.
+    private var lastTicket: UInt64 = 0
+    /// The images the scheduler has cached so far (its `.cache` effects carried
+    /// out): a request's miss says how many it saw (`Scheduler.imagesCached`).
+    var imagesCached: UInt64 = 0
+    /// The host-side counters: requests, memory hits and deferred requests.
+    var stats = LoaderStats()
+    var isShuttingDown = false
+
+    struct LiveTicket {
+        let row: Int
+        let url: ImageURL
+        /// A data fetch rather than an image request.
+        let isFetch: Bool
+
+        func cancelledEvent(_ ticket: UInt64) -> LoaderEvent {
+            LoaderEvent(ticket: ticket, row: row, url: url, outcome: .failed(.cancelled), httpStatus: 0)
+        }
+    }
+
+    init(configuration: LoaderConfiguration) {
+        cache = MemoryCache(capacity: configuration.memoryCacheBytes)
+        failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
+    }
+
+    /// The key of `row` for a host call.
+    func key(forRow row: Int) throws(LoaderError) -> CacheKey {
+        guard !isShuttingDown else { throw .shutdown }
+        guard row >= 0, row < rows.count else { throw .outOfRange }
+        guard let key = rows[row] else { throw .noImage }
+        return key
+    }
+
+    /// The memory hit of `request` and `lookup`: the cached image of `row`, or nil.
+    /// Mutating (it also marks the image recently used) and so working on the locked
+    /// state in place: a non-mutating call copied all of it first. Tries the slot the
+    /// row's image was last found in before hashing its key.
+    @inline(__always)
+    mutating func cachedImage(forRow row: Int) throws(LoaderError) -> DecodedImage? {
+        guard !isShuttingDown else { throw .shutdown }
+        guard row >= 0, row < rows.count else { throw .outOfRange }
+        if let image = cache.image(at: rows.rememberedSlot(ofRow: row)) { return image }
+        guard let slot = try rows.findSlot(ofRow: row, in: cache) else { return nil }
+        return cache.image(at: slot)
+    }
+
+    /// A request answered from memory; the key of the image when it is one the loader
+    /// fetched unasked and this is its first showing.
+    @inline(__always)
+    mutating func countMemoryHit(row: Int) -> CacheKey? {
+        stats.requests += 1
+        stats.memoryHits += 1
+        guard cache.takeUnseenPrefetch(at: rows.rememberedSlot(ofRow: row)) else { return nil }
+        return rows[row]
+    }
+
+    /// A new live ticket for `row`'s image (or a fetch of `url`).
+    mutating func openTicket(row: Int, url: ImageURL, isFetch: Bool = false) -> UInt64 {
+        lastTicket += 1
+        live[lastTicket] = LiveTicket(row: row, url: url, isFetch: isFetch)
+        return lastTicket
+    }
+
+    /// Ends the live ticket `id`, returning it; nil when its event was decided already.
+    mutating func retire(_ id: UInt64) -> LiveTicket? {
+        live.removeValue(forKey: id)
+    }
+
+    /// Ends every live ticket that `include` selects, returning their CANCELLED
+    /// events: image tickets first, each kind oldest first.
+    mutating func cancelAll(where include: (LiveTicket) -> Bool) -> [LoaderEvent] {
+        let ended = live.filter { include($0.value) }
+        for id in ended.keys { live[id] = nil }
+        return ended.sorted { ($0.value.isFetch ? 1 : 0, $0.key) < ($1.value.isFetch ? 1 : 0, $1.key) }
+            .map { $0.value.cancelledEvent($0.key) }
+    }
+}

@@ -1,0 +1,223 @@
+import Synchronization
+
+/// The scheduler's thread and its effect runner: reads what the host's calls and
+/// the other threads pushed, feeds it to the `Scheduler`, and carries out the
+/// effects it hands back (transfers, worker jobs, the memory cache, events). It
+/// decides nothing itself, as `CurlTransferLoop` decides nothing for libcurl.
+///
+/// The thread sleeps while it has nothing to do. The host's calls wake it (one
+/// eventfd write, coalesced) only when it sleeps: while the host reports a moving
+/// list it naps instead, looking at what arrived every `napMilliseconds`, so no
+/// frame of a fling pays a system call for it. Completions and worker results
+/// wake it at once; its own timer (a retry, a host's pause) by the sleep's deadline.
+final class SchedulerLoop: @unchecked Sendable {
+    // @unchecked: the variables below the lets are the thread's alone (set up before
+    // it starts), except those guarded by `steps`.
+
+    /// The host's calls, in the order they were made.
+    let hostInputs = Inbox<SchedulerInput>()
+    /// The network thread's and the workers' results.
+    let workInputs = Inbox<SchedulerInput>()
+    let wake: WakeSignal
+    /// The scheduler's counters as of its last step, for `ImageLoader.stats`.
+    let publishedStats = Locked(LoaderStats())
+
+    let configuration: LoaderConfiguration
+    let front: Locked<LoaderFront>
+    let transport: any DataLoading
+    let workers: WorkerPool
+    let delivery: EventDelivery
+    let downloadBudget: DownloadBudget
+    let diskCache: DiskCache?
+    let clock: any Clock
+    let hostView: HostView
+    let restingView: RestingView
+
+    /// While the host's inputs keep coming (a list the host reports moving), the
+    /// thread looks for them this often instead of being woken for each: a quarter
+    /// of a 60 Hz frame, small beside a round trip, a decode or the landing lead.
+    static let napMilliseconds: Int64 = 4
+    /// It naps for as long as the host's last input is this recent; after that it
+    /// sleeps until woken, so a host that stops calling mid-motion costs nothing.
+    static let hostQuietMilliseconds: Int64 = 50
+
+    private let thread = Locked<NativeThread?>(nil)
+    private let stopped = Atomic<Bool>(false)
+    /// Steps begun and done, and whether the thread ended, for `waitForStep`;
+    /// guarded by `steps`.
+    private let steps = Condition()
+    private var stepsBegun: UInt64 = 0
+    private var stepsDone: UInt64 = 0
+    private var ended = false
+    private let stepWanted = Atomic<Bool>(false)
+
+    // The thread's own.
+    private let scheduler: Scheduler
+    private var hostBatch: [SchedulerInput] = []
+    private var workBatch: [SchedulerInput] = []
+    private var effects: [SchedulerEffect] = []
+    private var events: [LoaderEvent] = []
+    private var hostInputsRead: UInt64 = 0
+    private var lastVisible: Range<Int>?
+    /// On the monotonic clock, whatever the loader's clock: naps are real time.
+    private var lastHostInput: Int64 = .min / 2
+
+    init?(configuration: LoaderConfiguration, front: Locked<LoaderFront>, transport: any DataLoading,
+          workers: WorkerPool, delivery: EventDelivery, downloadBudget: DownloadBudget, diskCache: DiskCache?,
+          clock: any Clock, jitter: @escaping @Sendable () -> Double, hostView: HostView, restingView: RestingView) {
+        guard let wake = WakeSignal() else { return nil }
+        self.wake = wake
+        self.configuration = configuration
+        self.front = front
+        self.transport = transport
+        self.workers = workers
+        self.delivery = delivery
+        self.downloadBudget = downloadBudget
+        self.diskCache = diskCache
+        self.clock = clock
+        self.hostView = hostView
+        self.restingView = restingView
+        scheduler = Scheduler(configuration: configuration, hasDiskCache: diskCache != nil,
+                              environment: LoaderEnvironment(front: front, transport: transport, budget: downloadBudget),
+                              jitter: jitter)
+    }
+
+    /// Starts the thread; false when the system refuses it.
+    func start() -> Bool {
+        guard let started = NativeThread(name: "lazyimg-sched", { [self] in run() }) else { return false }
+        thread.withLock { $0 = started }
+        return true
+    }
+
+    // MARK: Inputs
+
+    /// A host's call: queued in order; wakes the thread if it sleeps (or, when
+    /// `urgent`, naps).
+    func post(host input: SchedulerInput, urgent: Bool = false) {
+        hostInputs.push(input)
+        wake.wake(urgent: urgent)
+    }
+
+    /// The network thread's or a worker's result: wakes the thread unless it runs.
+    func post(work input: SchedulerInput) {
+        workInputs.push(input)
+        wake.wake(urgent: true)
+    }
+
+    /// Ends the thread once it has handled every input so far and the shutdown
+    /// (every ticket and download ended). Idempotent.
+    func stop() {
+        if !stopped.exchange(true, ordering: .acquiringAndReleasing) { post(host: .shutdown, urgent: true) }
+        thread.withLock { $0 }?.join()
+    }
+
+    /// Waits until the thread has taken a step that began after this call, so that it
+    /// handled every input pushed before it and looked at its timer. (Tests, which
+    /// move a fake clock, wait so for the scheduler's decisions.)
+    func waitForStep() {
+        let begun = steps.locked { stepsBegun }
+        stepWanted.store(true, ordering: .sequentiallyConsistent)
+        wake.wake(urgent: true)
+        steps.locked {
+            while stepsDone <= begun && !ended { steps.wait() }
+        }
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        while !step() { sleep() }
+        steps.locked {
+            ended = true
+            steps.broadcast()
+        }
+    }
+
+    /// Handles everything pushed since the last step, then the timer if it is due,
+    /// and publishes what the host's threads read. Returns true after the shutdown.
+    private func step() -> Bool {
+        // Cleared before the step counts as begun: a `waitForStep` that reads the
+        // count after it sets the flag after, and so gets the next step as well.
+        stepWanted.store(false, ordering: .sequentiallyConsistent)
+        steps.locked { stepsBegun += 1 }
+        hostBatch.removeAll(keepingCapacity: true)
+        workBatch.removeAll(keepingCapacity: true)
+        let hostCount = hostInputs.takeAll(into: &hostBatch)
+        workInputs.takeAll(into: &workBatch)
+        if hostCount > 0 { lastHostInput = MonotonicClock().nowMilliseconds }
+        var shutdown = false
+        for input in hostBatch {
+            if case .shutdown = input { shutdown = true }
+            handle(input)
+        }
+        if !shutdown {
+            for input in workBatch { handle(input) }
+            if let due = scheduler.timerDue, clock.nowMilliseconds >= due { handle(.timer) }
+        }
+        hostInputsRead &+= UInt64(hostCount)
+        publish()
+        // After the starts and the published stats: a host that sees an event sees
+        // the downloads its cause let start, and counters that include it.
+        if !events.isEmpty {
+            delivery.push(contentsOf: events)
+            events.removeAll(keepingCapacity: true)
+        }
+        steps.locked {
+            stepsDone += 1
+            steps.broadcast()
+        }
+        return shutdown
+    }
+
+    private func handle(_ input: SchedulerInput) {
+        scheduler.handle(input, now: clock.nowMilliseconds)
+        scheduler.takeEffects(into: &effects)
+        carryOut(effects, events: &events)
+    }
+
+    /// What the host's threads read without asking the scheduler.
+    private func publish() {
+        hostView.publishLanding(scheduler.window.landing)
+        // The front's frame calls play only visible rows' animations, and those that
+        // left stop decoding: a short hold, once per change of the visible rows.
+        if scheduler.window.visible != lastVisible {
+            lastVisible = scheduler.window.visible
+            front.withLock { [lastVisible] f in f.visibleRowsChanged(lastVisible) }
+        }
+        restingView.publish(isSettled ? scheduler.view.visible : nil, afterInputs: hostInputsRead)
+        var stats = scheduler.stats
+        stats.inFlight = UInt64(scheduler.downloading)
+        publishedStats.withLock { if $0 != stats { $0 = stats } }
+    }
+
+    /// At rest, where the host's repeats of its view change nothing.
+    private var isSettled: Bool { scheduler.view.repeatsChangeNothing && !scheduler.isShuttingDown }
+
+    private func sleep() {
+        let naps = !isSettled && MonotonicClock().nowMilliseconds - lastHostInput < Self.hostQuietMilliseconds
+        var timeout = scheduler.timerDue.map { $0 - clock.nowMilliseconds }
+        if naps { timeout = min(timeout ?? Self.napMilliseconds, Self.napMilliseconds) }
+        wake.sleep(naps ? .napping : .sleeping, milliseconds: timeout) {
+            !hostInputs.isEmpty || !workInputs.isEmpty || stepWanted.load(ordering: .sequentiallyConsistent)
+        }
+    }
+}
+
+/// The scheduler's answers from the loader: its memory cache, transport and budget.
+private final class LoaderEnvironment: SchedulerEnvironment {
+    let front: Locked<LoaderFront>
+    let transport: any DataLoading
+    let budget: DownloadBudget
+
+    init(front: Locked<LoaderFront>, transport: any DataLoading, budget: DownloadBudget) {
+        self.front = front
+        self.transport = transport
+        self.budget = budget
+    }
+
+    func cachedImage(_ key: CacheKey) -> DecodedImage? { front.withLock { $0.cache.peek(key) } }
+    func progress(of transfer: TransferID) -> TransferProgress? { transport.progress(of: transfer) }
+    var heldBytes: Int { budget.heldBytes }
+    func queueForDecode(_ bytes: Int) { budget.queue(bytes) }
+    func leftDecodeQueue(_ bytes: Int) { budget.unqueue(bytes) }
+}

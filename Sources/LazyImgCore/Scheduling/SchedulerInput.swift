@@ -1,0 +1,67 @@
+/// What the scheduler is told. The host's calls arrive in the order they were made;
+/// the network thread's and the workers' results as they come; the timer when a
+/// moment the scheduler asked for has come.
+enum SchedulerInput: Sendable {
+    // The host's calls. Each was answered already (from the snapshot the host's
+    // threads read): these are the decisions it left to the scheduler.
+    /// A scroll state and velocity, timed by the loader's clock when the host gave it.
+    case scroll(ScrollState, velocity: Double, at: Int64)
+    case visible(Range<Int>)
+    /// Empty: the host withdrew its target.
+    case target(Range<Int>)
+    /// A request that missed the memory cache; its ticket is live. `imagesCached`:
+    /// how many images the scheduler had had cached when the host looked
+    /// (`LoaderFront.imagesCached`).
+    case request(ticket: UInt64, row: Int, key: CacheKey, imagesCached: UInt64)
+    /// The host cancelled a live ticket (its CANCELLED event is queued already).
+    case cancel(ticket: UInt64)
+    case fetch(ticket: UInt64, url: ImageURL)
+    /// The list was replaced (every image ticket before it ended CANCELLED) or grew.
+    case listReplaced([CacheKey?])
+    case listAppended([CacheKey?])
+    case paging(distanceRows: Int, hasMore: Bool)
+    /// A memory hit showed an image the loader had fetched unasked.
+    case prefetchShown(CacheKey)
+
+    // The network thread's and the workers' results.
+    /// `encoded`: the image the host decodes itself, made on the network thread when
+    /// no disk cache stands between (else the decode worker makes it). `wallClock`:
+    /// seconds since the epoch when it ended, for a revalidated disk copy's metadata.
+    case downloaded(TransferID, DataResponse, encoded: Result<DecodedImage, LoaderError>?, wallClock: Int64)
+    case fetched(TransferID, DataResponse)
+    case diskRead(job: UInt64, key: CacheKey, DiskLookup)
+    /// A decode ran. `message` describes a failure; `releasedBytes` are the file's
+    /// bytes given back to the download budget now (nil while a disk write still
+    /// holds them: `fileReleased` follows).
+    case decoded(job: UInt64, key: CacheKey, Result<DecodedImage, LoaderError>, httpStatus: Int, message: String,
+                 source: ImageSource, releasedBytes: Int?)
+    /// A worker found the job unwanted when its turn came and dropped the file.
+    case decodeSkipped(job: UInt64, key: CacheKey, releasedBytes: Int)
+    /// A disk write is done with a decoded file's bytes.
+    case fileReleased(Int)
+
+    /// A retry's wait or a host's pause that the scheduler asked to be woken for ended.
+    case timer
+    case shutdown
+}
+
+/// What the disk held for a job.
+enum DiskLookup: Sendable {
+    /// `decoded`: made from the original, not read as a thumbnail.
+    case image(DecodedImage, decoded: Bool)
+    /// Present but stale: revalidate it (and serve it if the network fails).
+    case stale(DiskCache.Entry)
+    case miss
+}
+
+/// Where a download's bytes came from in the end.
+enum DownloadOrigin: Equatable, Sendable {
+    case network
+    /// The network, up to a progressive JPEG's DC scans (`DataResponse.endsAtDCScans`):
+    /// the bytes serve this box only, so only its thumbnail is kept.
+    case dcScans
+    /// A 304 confirmed the stale copy; store it again with this metadata.
+    case revalidated(HTTPCacheMetadata)
+    /// The network failed and the stale copy answered instead.
+    case stale
+}

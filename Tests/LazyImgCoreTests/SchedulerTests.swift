@@ -1,0 +1,175 @@
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_5 // ThreadSanitizer group 5 (see the Makefile's tsan)
+import XCTest
+@testable import LazyImgCore
+
+/// The scheduler driven directly, with no thread, transport or worker: inputs in,
+/// effects out, on a clock the test sets (issue 19, B).
+final class SchedulerTests: XCTestCase {
+    /// The answers the loader would give: a memory cache and a download budget.
+    private final class Environment: SchedulerEnvironment {
+        var cached: [CacheKey: DecodedImage] = [:]
+        var held = 0
+
+        func cachedImage(_ key: CacheKey) -> DecodedImage? { cached[key] }
+        func progress(of transfer: TransferID) -> TransferProgress? { nil }
+        var heldBytes: Int { held }
+        func queueForDecode(_ bytes: Int) { held += bytes }
+        func leftDecodeQueue(_ bytes: Int) { held -= bytes }
+    }
+
+    private let environment = Environment()
+    private var now: Int64 = 1_000
+    private var scheduler: Scheduler!
+    /// The transfer started for each row's URL, from the effects seen so far.
+    private var transfers: [Int: TransferID] = [:]
+
+    override func setUp() {
+        var config = LoaderConfiguration()
+        config.prefetchRows = 0
+        config.maxConcurrentDownloads = 16
+        scheduler = Scheduler(configuration: config, hasDiskCache: false, environment: environment, jitter: { 0 })
+        _ = feed(.listReplaced((0..<100).map { key($0) }))
+    }
+
+    private func key(_ row: Int) -> CacheKey {
+        CacheKey(url: ImageURL("http://example.test/\(row).jpg"), options: LoaderConfiguration().decodeOptions)
+    }
+
+    private func row(of url: ImageURL) -> Int {
+        Int(String(decoding: url.bytes, as: UTF8.self).dropFirst("http://example.test/".count).dropLast(4)) ?? -1
+    }
+
+    /// Feeds one input at the test's `now` and returns its effects, in order, as words.
+    private func feed(_ input: SchedulerInput) -> [String] {
+        scheduler.handle(input, now: now)
+        var effects: [SchedulerEffect] = []
+        scheduler.takeEffects(into: &effects)
+        return effects.map(describe)
+    }
+
+    private func describe(_ effect: SchedulerEffect) -> String {
+        switch effect {
+        case .startDownload(let id, let url, _):
+            transfers[row(of: url)] = id
+            return "start \(row(of: url))"
+        case .startFetch(_, let url): return "fetch \(url)"
+        case .cancelTransfer(let id, _):
+            return "stop \(transfers.first { $0.value == id }?.key ?? -1)"
+        case .readDisk(_, let key, _): return "disk \(row(of: key.url))"
+        case .decode(let work):
+            decodes[work.key] = work
+            return "decode \(row(of: work.key.url))"
+        case .cache(_, let key, _): return "cache \(row(of: key.url))"
+        case .recordFailure(let url, _): return "failure \(row(of: url))"
+        case .finish(let event):
+            switch event.outcome {
+            case .image: return "image \(event.ticket)"
+            case .failed(let error): return "failed \(event.ticket) \(error)"
+            case .data: return "data \(event.ticket)"
+            case .needPage: return "need page"
+            }
+        case .event: return "event"
+        }
+    }
+
+    private var decodes: [CacheKey: DecodeWork] = [:]
+
+    /// A host's request that missed, having seen every image cached so far.
+    private func request(_ ticket: UInt64, row: Int) -> [String] {
+        feed(.request(ticket: ticket, row: row, key: key(row), imagesCached: scheduler.imagesCached))
+    }
+
+    private func downloaded(_ row: Int, _ result: Result<[UInt8], LoaderError>, status: Int = 200) -> [String] {
+        guard let id = transfers[row] else {
+            XCTFail("row \(row) never started")
+            return []
+        }
+        return feed(.downloaded(id, DataResponse(result: result, httpStatus: status), encoded: nil, wallClock: 0))
+    }
+
+    private func decoded(_ row: Int) -> [String] {
+        guard let work = decodes[key(row)] else {
+            XCTFail("row \(row) never went to decode")
+            return []
+        }
+        let image = DecodedImage(width: work.bytes.count, height: 1, sourceWidth: work.bytes.count, sourceHeight: 1)!
+        return feed(.decoded(job: work.job, key: work.key, .success(image), httpStatus: 200, message: "",
+                             source: .network, releasedBytes: work.bytes.count))
+    }
+
+    func testAVisibleRowStartsThenDecodesThenAnswersItsTicket() {
+        XCTAssertEqual(feed(.scroll(.idle, velocity: 0, at: now)), [])
+        XCTAssertEqual(feed(.visible(0..<2)), ["start 0", "start 1"], "the window's rows, asked for or not")
+        XCTAssertEqual(request(7, row: 0), [], "joins the running download")
+        XCTAssertEqual(downloaded(0, .success([1, 2, 3])), ["decode 0"])
+        XCTAssertEqual(environment.held, 3, "the file counts in the download budget until decoded")
+        XCTAssertEqual(decoded(0), ["cache 0", "image 7"])
+        XCTAssertEqual(environment.held, 0)
+        XCTAssertEqual(scheduler.stats.downloadsStarted, 2)
+        XCTAssertEqual(scheduler.stats.downloadsCoalesced, 1)
+    }
+
+    func testAFastListHoldsItsRequestsUntilItRests() {
+        XCTAssertEqual(feed(.scroll(.dragging, velocity: 100, at: now)), [])
+        XCTAssertEqual(feed(.visible(50..<53)), [], "ten screens a second: nothing starts")
+        XCTAssertEqual(request(1, row: 51), [])
+        now += 16
+        let rested = feed(.scroll(.idle, velocity: 0, at: now))
+        XCTAssertEqual(Set(rested), ["start 50", "start 51", "start 52"])
+        XCTAssertEqual(downloaded(51, .success([9])), ["decode 51"])
+        XCTAssertEqual(decoded(51), ["cache 51", "image 1"])
+    }
+
+    func testARowThatLeavesEndsItsTicketAndStopsItsDownload() {
+        _ = feed(.scroll(.idle, velocity: 0, at: now))
+        XCTAssertEqual(feed(.visible(0..<2)), ["start 0", "start 1"])
+        XCTAssertEqual(request(3, row: 0), [])
+        let moved = feed(.visible(10..<12))
+        XCTAssertEqual(Set(moved), ["failed 3 cancelled", "stop 0", "stop 1", "start 10", "start 11"])
+        XCTAssertEqual(moved.suffix(2), ["start 10", "start 11"], "the slots freed first")
+        XCTAssertEqual(downloaded(0, .success([1])), [], "a stopped transfer that still reports is unknown")
+        XCTAssertEqual(scheduler.stats.downloadsCancelled, 2)
+    }
+
+    func testATransientFailureWaitsOutItsBackoffOnTheClock() {
+        _ = feed(.scroll(.idle, velocity: 0, at: now))
+        XCTAssertEqual(feed(.visible(0..<1)), ["start 0"])
+        XCTAssertEqual(request(5, row: 0), [])
+        let failedAt = now
+        XCTAssertEqual(downloaded(0, .failure(.http(status: 503)), status: 503), [], "no event: it retries")
+        // The first retry waits half of the 250 ms base delay, jitter 0.
+        XCTAssertEqual(scheduler.timerDue, failedAt + 125)
+        now = failedAt + 125
+        XCTAssertEqual(feed(.timer), ["start 0"])
+        XCTAssertNil(scheduler.timerDue)
+        XCTAssertEqual(downloaded(0, .failure(.http(status: 404)), status: 404),
+                       ["failure 0", "failed 5 http(status: 404)"], "not transient: the ticket ends")
+        XCTAssertEqual(scheduler.stats.downloadsRetried, 1)
+        XCTAssertEqual(request(6, row: 0), ["failed 6 http(status: 404)"],
+                       "the failure answers at once for a while")
+    }
+
+    func testAnImageCachedAfterTheHostLookedAnswersItsRequestAtOnce() {
+        _ = feed(.scroll(.idle, velocity: 0, at: now))
+        XCTAssertEqual(feed(.visible(0..<1)), ["start 0"])
+        XCTAssertEqual(downloaded(0, .success([1, 2])), ["decode 0"])
+        let seenByTheHost = scheduler.imagesCached
+        XCTAssertEqual(decoded(0), ["cache 0"], "fetched unasked")
+        environment.cached[key(0)] = DecodedImage(width: 2, height: 1, sourceWidth: 2, sourceHeight: 1)
+        XCTAssertEqual(feed(.request(ticket: 4, row: 0, key: key(0), imagesCached: seenByTheHost)), ["image 4"],
+                       "cached after the host missed")
+        environment.cached[key(9)] = environment.cached[key(0)]
+        XCTAssertEqual(request(8, row: 9), ["start 9"],
+                       "nothing cached since the host missed: its miss stands, the cache is not asked")
+    }
+
+    func testACancelledTicketLetsItsJobGoOnlyWhenNothingElseWantsIt() {
+        // No visible range yet: requests start in the order they came.
+        XCTAssertEqual(request(1, row: 4), ["start 4"])
+        XCTAssertEqual(request(2, row: 4), [])
+        XCTAssertEqual(feed(.cancel(ticket: 1)), ["failed 1 cancelled"], "ticket 2 still wants it")
+        XCTAssertEqual(feed(.cancel(ticket: 2)), ["failed 2 cancelled", "stop 4"])
+        XCTAssertEqual(feed(.cancel(ticket: 2)), [], "a ticket ends once")
+    }
+}
+#endif

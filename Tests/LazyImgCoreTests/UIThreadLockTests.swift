@@ -1,0 +1,92 @@
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_5 // ThreadSanitizer group 5 (see the Makefile's tsan)
+import Synchronization
+import TestSupport
+import XCTest
+@testable import LazyImgCore
+
+#if DEBUG  // LockProbe counts in debug builds only
+
+/// The calls a UI makes every frame to report its view take no lock at all, so
+/// none that a background thread holds (issue 19, A): counted by the debug build's
+/// `LockProbe` on the thread that makes them, while real downloads, decodes and
+/// deliveries run on the loader's other threads.
+final class UIThreadLockTests: XCTestCase {
+    func testTheViewCallsTakeNoLockWhileTheLoaderWorks() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        let rows = 400
+        let jpeg = makeJPEG(width: 64, height: 48)
+        for n in 0..<rows { server.serve("/\(n).jpg", body: jpeg) }
+        var config = LoaderConfiguration()
+        config.target = TargetSize(width: 32, height: 0)
+        let log = EventLog()
+        let loader = try ImageLoader(configuration: config) { log.record($0) }
+        defer { try? loader.shutdown() }
+        try loader.setItems((0..<rows).map { server.url("/\($0).jpg") })
+
+        // A slow scroll that moves on a row per image shown, so that the rows in
+        // view always have work going: each frame reports its state, range and
+        // target, asks for the rows in view and dispatches, until enough images have
+        // come to be sure the frames ran beside the loader's work.
+        var viewCallLocks: UInt64 = 0
+        var frames = 0
+        let deadline = MonotonicClock().nowMilliseconds + 20_000
+        var images = 0
+        var asked = Set<Int>()
+        var hits = 0
+        while images < 60 && MonotonicClock().nowMilliseconds < deadline {
+            let first = min(images, rows - 10)
+            LockProbe.watchCallingThread()
+            try loader.setScrollState(frames % 120 < 60 ? .dragging : .decelerating, velocity: 7.5)
+            try loader.setVisibleRange(first: first, count: 10)
+            try loader.setScrollTarget(first: first + 2, count: 10)
+            viewCallLocks += LockProbe.acquisitions
+            LockProbe.stop()
+            for row in first..<first + 10 where asked.insert(row).inserted {
+                if case .image = try loader.request(row: row) { hits += 1 }
+            }
+            _ = loader.dispatch(max: 0)
+            images = hits + log.all.filter { $0.image != nil }.count
+            frames += 1
+            // A frame's pace, as a UI's is: the next once the scheduler has taken
+            // this one (a loop with no pause would out-run it, a million frames a
+            // second).
+            loader.loop.waitForStep()
+        }
+        LockProbe.stop()
+        XCTAssertGreaterThanOrEqual(images, 60, "images arrived meanwhile")
+        XCTAssertEqual(viewCallLocks, 0, "set_scroll_state, set_visible_range and set_scroll_target take no lock")
+    }
+
+    func testTheProbeSeesALockAnotherThreadHolds() throws {
+        final class Flags: Sendable {
+            let holding = Atomic<Bool>(false)
+            let release = Atomic<Bool>(false)
+        }
+        let lock = Locked(0)
+        let flags = Flags()
+        let holder = try XCTUnwrap(NativeThread(name: "lazyimg-test") {
+            lock.withLock { _ in
+                flags.holding.store(true, ordering: .releasing)
+                while !flags.release.load(ordering: .acquiring) { sched_yield() }
+            }
+        })
+        while !flags.holding.load(ordering: .acquiring) { sched_yield() }
+        LockProbe.watchCallingThread()
+        // Lets the holder go once the probe has counted the watched thread finding
+        // the lock held (or after 5 s, when it never will).
+        let releaser = try XCTUnwrap(NativeThread(name: "lazyimg-test") {
+            let deadline = MonotonicClock().nowMilliseconds + 5_000
+            while LockProbe.contended == 0 && MonotonicClock().nowMilliseconds < deadline { sched_yield() }
+            flags.release.store(true, ordering: .releasing)
+        })
+        lock.withLock { _ in }
+        LockProbe.stop()
+        holder.join()
+        releaser.join()
+        XCTAssertEqual(LockProbe.acquisitions, 1)
+        XCTAssertEqual(LockProbe.contended, 1)
+    }
+}
+#endif
+#endif
