@@ -37,8 +37,9 @@
  * the thread that created the loader (at most nice 19), as Android's background
  * threads do, so a UI thread waking for a frame is not kept waiting behind a
  * decode; since 0.4.0 also as SCHED_BATCH, so one the UI thread wakes (a
- * frame to decode) does not take the UI thread's CPU. The network thread and the THREAD delivery thread keep the creator's
- * priority: they run briefly, and the host waits on them.
+ * frame to decode) does not take the UI thread's CPU. The network thread, the
+ * scheduler thread (since 0.4.0) and the THREAD delivery thread keep the
+ * creator's priority: they run briefly, and the host waits on them.
  *
  * Ownership words used below:
  *   "+1 reference": the caller owns one reference; release it with
@@ -902,7 +903,8 @@ int lazyimg_image_is_placeholder(const lazyimg_image *image);
  * visible rows' images, ahead of the frame shown (a batch of the frames its
  * buffer lacks, once half of it was shown), and only while its row is in the
  * visible range (or, before the first lazyimg_set_visible_range, always): a
- * row that leaves stops decoding at once (a frame under way finishes). The
+ * row that leaves stops decoding within the scheduler's next step, a few
+ * milliseconds (a frame under way finishes). The
  * decode threads take no lock a frame call waits on: they leave frames for the
  * next frame call to pick up, and a frame call that finds the decode queue
  * busy for an instant asks again on the next call. When every frame fits the

@@ -19,10 +19,9 @@ public final class NativeThread: @unchecked Sendable {
     /// How a thread's work ranks against the host's own threads.
     public enum Priority: Sendable {
         /// As the thread that made it: work that runs briefly and that the host waits
-        /// on (its callbacks, timers, the network thread). The network thread holds
-        /// the loader's lock as transfers end; lowered, it was preempted holding it and
-        /// the UI thread waited (bench-scroll slow-drag, host p99 395-476 us against
-        /// 193-196 us with only the decode threads lowered).
+        /// on (its callbacks, timers, the network and scheduler threads). Lowered, a
+        /// thread holding a lock the UI thread takes can be preempted while the UI
+        /// waits; see docs/threading.md.
         case host
         /// Below it, at nice +10 (Android's THREAD_PRIORITY_BACKGROUND): work that can
         /// use a whole core (decoding, reading files). When the UI thread wakes for a

@@ -172,7 +172,7 @@ public final class ImageLoader: Sendable {
         // A list at rest repeats its range every frame: dropped when it changes nothing.
         if restingView.isCurrent(inputsPushed: loop.hostInputs.pushedCount, rows: rows) { return }
         hostView.setVisible(rows)
-        loop.post(host: .visible(rows))
+        loop.post(view: .visible(rows))
     }
 
     /// At rest or slower than the slow-scroll speed the list loads as at rest;
@@ -186,7 +186,7 @@ public final class ImageLoader: Sendable {
         let changed = hostView.setScroll(scroll, velocity: velocity)
         // A new state (a touch, a release, the rest) is worth waking a napping
         // scheduler for; the samples in between are not.
-        loop.post(host: .scroll(scroll, velocity: velocity, at: clock.nowMilliseconds), urgent: changed)
+        loop.post(view: .scroll(scroll, velocity: velocity, at: clock.nowMilliseconds), urgent: changed)
     }
 
     /// Rows `first ..< first + count` will be on screen when the list rests (the
@@ -195,7 +195,7 @@ public final class ImageLoader: Sendable {
     public func setScrollTarget(first: Int, count: Int) throws(LoaderError) {
         guard !isShutDown else { throw .shutdown }
         let lower = max(0, first)
-        loop.post(host: .target(lower..<lower.addingClamped(max(0, count))), urgent: true)
+        loop.post(view: .target(lower..<lower.addingClamped(max(0, count))), urgent: true)
     }
 
     // MARK: Rows

@@ -41,6 +41,22 @@ final class SchedulerLoop: @unchecked Sendable {
     /// sleeps until woken, so a host that stops calling mid-motion costs nothing.
     static let hostQuietMilliseconds: Int64 = 50
 
+    /// Host inputs waiting beyond which a view call (a visible range, a scroll
+    /// state, a target) is folded into `foldedView` instead of queued. A UI makes a
+    /// few calls a frame and the scheduler takes them every few milliseconds, so
+    /// only a host calling in a loop with no pause comes here; the queue would
+    /// otherwise grow without bound. The folded calls' latest values are what the
+    /// scheduler sees next, as one input of each kind.
+    static let maxWaitingHostInputs: UInt64 = 4096
+    /// Host inputs the thread has taken, for the producers' count of those waiting.
+    private let hostInputsTaken = Atomic<UInt64>(0)
+    var hostInputsTakenForTests: UInt64 { hostInputsTaken.load(ordering: .acquiring) }
+    /// The latest folded view calls; held by a host thread or the scheduler for a
+    /// few stores, and only while inputs overflow.
+    private let foldedView = Mutex(FoldedView())
+    /// View calls folded so far.
+    let viewCallsFolded = Atomic<UInt64>(0)
+
     private let thread = Locked<NativeThread?>(nil)
     private let stopped = Atomic<Bool>(false)
     /// Steps begun and done, and whether the thread ended, for `waitForStep`;
@@ -58,6 +74,7 @@ final class SchedulerLoop: @unchecked Sendable {
     private var effects: [SchedulerEffect] = []
     private var events: [LoaderEvent] = []
     private var hostInputsRead: UInt64 = 0
+    private var foldsTaken: UInt64 = 0
     private var lastVisible: Range<Int>?
     /// On the monotonic clock, whatever the loader's clock: naps are real time.
     private var lastHostInput: Int64 = .min / 2
@@ -95,6 +112,17 @@ final class SchedulerLoop: @unchecked Sendable {
     /// `urgent`, naps).
     func post(host input: SchedulerInput, urgent: Bool = false) {
         hostInputs.push(input)
+        wake.wake(urgent: urgent)
+    }
+
+    /// A host's view call: as `post(host:)`, unless too many inputs wait already,
+    /// when it is folded into the latest of its kind.
+    func post(view input: SchedulerInput, urgent: Bool = false) {
+        guard hostInputs.pushedCount &- hostInputsTaken.load(ordering: .acquiring) >= Self.maxWaitingHostInputs else {
+            return post(host: input, urgent: urgent)
+        }
+        foldedView.withLock { $0.fold(input) }
+        viewCallsFolded.add(1, ordering: .releasing)
         wake.wake(urgent: urgent)
     }
 
@@ -143,6 +171,14 @@ final class SchedulerLoop: @unchecked Sendable {
         hostBatch.removeAll(keepingCapacity: true)
         workBatch.removeAll(keepingCapacity: true)
         let hostCount = hostInputs.takeAll(into: &hostBatch)
+        hostInputsTaken.add(UInt64(hostCount), ordering: .releasing)
+        // After the queued ones: a call is folded only while older ones wait. The
+        // count moves after the fold, so a count seen means its fold is there.
+        let folded = viewCallsFolded.load(ordering: .acquiring)
+        if folded != foldsTaken {
+            foldsTaken = folded
+            hostBatch += foldedView.withLock { $0.take() }
+        }
         workInputs.takeAll(into: &workBatch)
         if hostCount > 0 { lastHostInput = MonotonicClock().nowMilliseconds }
         var shutdown = false
@@ -220,4 +256,26 @@ private final class LoaderEnvironment: SchedulerEnvironment {
     var heldBytes: Int { budget.heldBytes }
     func queueForDecode(_ bytes: Int) { budget.queue(bytes) }
     func leftDecodeQueue(_ bytes: Int) { budget.unqueue(bytes) }
+}
+
+/// The latest view calls a host made while the scheduler's queue was full.
+private struct FoldedView {
+    private var visible: SchedulerInput?
+    private var scroll: SchedulerInput?
+    private var target: SchedulerInput?
+
+    mutating func fold(_ input: SchedulerInput) {
+        switch input {
+        case .visible: visible = input
+        case .scroll: scroll = input
+        case .target: target = input
+        default: assertionFailure("only view calls are folded")
+        }
+    }
+
+    /// The folded inputs, oldest kind first as a frame makes them, and none left.
+    mutating func take() -> [SchedulerInput] {
+        defer { self = FoldedView() }
+        return [visible, scroll, target].compactMap { $0 }
+    }
 }

@@ -1,7 +1,12 @@
 /// What the scheduler is told. The host's calls arrive in the order they were made;
 /// the network thread's and the workers' results as they come; the timer when a
 /// moment the scheduler asked for has come.
-enum SchedulerInput: Sendable {
+///
+/// Indirect: each payload in a box of its own size, so the value is one word.
+/// Inline, the payloads shared 152 bytes and a small case left most of the word
+/// holding the case tag unwritten; reading the tag was then, to valgrind, a branch
+/// on uninitialised memory on every input (make memcheck, check-install).
+indirect enum SchedulerInput: Sendable {
     // The host's calls. Each was answered already (from the snapshot the host's
     // threads read): these are the decisions it left to the scheduler.
     /// A scroll state and velocity, timed by the loader's clock when the host gave it.

@@ -3,7 +3,7 @@ against the loopback server."""
 import pytest
 
 from lazyimg import EventType, LazyImgError, Loader, Source, Status
-from waiting import WAIT_S, events_for
+from waiting import WAIT_S, events_for, events_until
 
 
 def test_fetch_returns_the_body_as_bytes(server):
@@ -45,28 +45,33 @@ def test_a_cancelled_fetch_ends_cancelled(server):
 
 
 def test_need_page_arrives_once_near_the_end_and_rearms_on_append(server):
+    # The scheduler's step queues NEED_PAGE a moment after the call that makes it
+    # due, in the order of the calls: that an event is the only one dispatched
+    # shows the calls before it made none.
     page = [server.url("/green.png")] * 20
     with Loader() as loader:
         loader.set_items(page)
         loader.set_paging(5, True)
         loader.set_visible_range(0, 10)  # ends 10 rows before the end: no page yet
-        assert not loader.wait(timeout=0)
         loader.set_visible_range(12, 10)  # reaches the end (clamped to row 19)
-        assert loader.wait(timeout=0), "NEED_PAGE is queued by the view change itself"
+        assert loader.wait(timeout=WAIT_S), "NEED_PAGE follows the view change"
         [event] = loader.dispatch()
         assert event.type == EventType.NEED_PAGE and event.ok and event.status == Status.OK
         assert event.row == 20 and event.ticket == 0 and event.url == "" and event.data is None
         assert "NEED_PAGE" in repr(event)
         loader.set_visible_range(13, 7)  # still near the end: asked once only
-        assert not loader.wait(timeout=0)
         loader.append_items(page)  # the next page re-arms it
         loader.set_visible_range(30, 10)
+        assert loader.wait(timeout=WAIT_S)
         [event] = loader.dispatch()
         assert event.type == EventType.NEED_PAGE and event.row == 40
         loader.set_paging(5, False)  # the feed has ended: no more pages asked for
         loader.append_items(page)
         loader.set_visible_range(50, 10)
-        assert not loader.wait(timeout=0)
+        # A fetch queued after those calls ends after the scheduler read them.
+        ticket = loader.fetch(server.url("/feed.json"))
+        events = events_until(loader, ticket)
+        assert [event.type for event in events] == [EventType.DATA]
 
 
 def test_need_page_reaches_on_event(server):

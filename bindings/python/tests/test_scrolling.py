@@ -5,6 +5,7 @@ import time
 import pytest
 
 from lazyimg import LazyImgError, Loader, ScrollState, Status
+from waiting import events_until
 
 ROWS = 100
 
@@ -29,9 +30,14 @@ def test_scroll_target_rows_start_while_the_list_flies(server):
         for speed in (300.0, 180.0, 110.0, 65.0):
             time.sleep(0.016)
             loader.set_scroll_state(ScrollState.DECELERATING, speed)
-        assert loader.request(61).status == Status.PENDING  # where the list will rest
+        resting = loader.request(61)
+        assert resting.status == Status.PENDING  # where the list will rest
         assert loader.request(31).status == Status.DEFERRED  # passed over on the way
         loader.set_scroll_target(0, 0)  # withdrawn
+        # The scheduler takes the withdrawal a moment later: row 61 leaves the
+        # landing zone, and its download and ticket end.
+        [ended] = [event for event in events_until(loader, resting.ticket) if event.ticket == resting.ticket]
+        assert ended.cancelled
         assert loader.request(62).status == Status.DEFERRED
 
 

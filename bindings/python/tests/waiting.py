@@ -17,6 +17,18 @@ def events_for(loader, tickets):
     return events
 
 
+def events_until(loader, ticket):
+    """Dispatches until `ticket` had its event; returns every event dispatched
+    meanwhile, in order, that one last."""
+    events = []
+    while not events or events[-1].ticket != ticket:
+        assert loader.wait(timeout=WAIT_S), "no event within 30 s"
+        for event in loader.dispatch():
+            if not events or events[-1].ticket != ticket:
+                events.append(event)
+    return events
+
+
 def load(loader, rows):
     """Requests `rows` (none may be in memory) and dispatches until each
     ticket had its event; returns {row: Event}."""

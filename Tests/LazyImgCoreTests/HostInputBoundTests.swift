@@ -1,0 +1,35 @@
+#if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_4 // ThreadSanitizer group 4 (see the Makefile's tsan)
+import XCTest
+@testable import LazyImgCore
+
+/// A host that calls the view functions in a loop with no pause must not grow the
+/// scheduler's queue without bound: past `maxWaitingHostInputs` waiting, view calls
+/// are folded into the latest of their kind, which the scheduler still sees.
+final class HostInputBoundTests: XCTestCase {
+    func testViewCallsInALoopFoldOnceTheQueueIsFullAndTheLastOneCounts() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems(PolicyHarness.urls(400))
+        try h.loader.setScrollState(.idle, velocity: 0)
+        h.settle()
+        let limit = SchedulerLoop.maxWaitingHostInputs
+        var mostWaiting: UInt64 = 0
+        // The scheduler takes the first calls, then waits for the front's lock at the
+        // end of its step (the visible rows changed), so the rest wait in its queue.
+        h.loader.front.withLock { _ in
+            for call in 0..<200_000 {
+                try? h.loader.setVisibleRange(first: call % 2 == 0 ? 100 : 200, count: 10)
+                let waiting = h.loader.loop.hostInputs.pushedCount - h.loader.loop.hostInputsTakenForTests
+                mostWaiting = max(mostWaiting, waiting)
+            }
+            try? h.loader.setVisibleRange(first: 300, count: 10)
+        }
+        XCTAssertLessThanOrEqual(mostWaiting, limit, "the queue stays bounded")
+        XCTAssertGreaterThan(h.loader.loop.viewCallsFolded.load(ordering: .relaxed), 0, "calls past it were folded")
+        h.settle()
+        let lastRange = Set((300..<310).map { "http://example.test/\($0).jpg" })
+        XCTAssertFalse(h.transport.liveURLs.isEmpty)
+        XCTAssertTrue(h.transport.liveURLs.isSubset(of: lastRange),
+                      "the last call, folded, is the range the scheduler loads: \(h.transport.liveURLs)")
+    }
+}
+#endif
