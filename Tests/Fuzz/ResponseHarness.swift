@@ -7,7 +7,10 @@ final class ResponseHarness: DataLoading, @unchecked Sendable {
     static let pixels = ResponseHarness(output: .pixels)
     static let encoded = ResponseHarness(output: .encoded)
 
-    private let pending = Mutex<(id: TransferID, completion: @Sendable (TransferID, DataResponse) -> Void)?>(nil)
+    /// The transfer the loader started, guarded by `started`: the scheduler starts
+    /// it on its own thread a moment after the request.
+    private let started = Condition()
+    private var pending: (id: TransferID, completion: @Sendable (TransferID, DataResponse) -> Void)?
     private let events = Mutex<Int>(0)
     private var loader: ImageLoader!
     private var requests = 0
@@ -31,9 +34,14 @@ final class ResponseHarness: DataLoading, @unchecked Sendable {
         requests += 1
         let before = events.withLock { $0 }
         guard (try? loader.setItems(["http://fuzz.test/\(requests)"])) != nil,
-              case .pending = try? loader.request(row: 0),
-              let transfer = pending.withLock({ state in defer { state = nil }; return state })
-        else { fatalError("the loader did not start a transfer") }
+              case .pending = try? loader.request(row: 0)
+        else { fatalError("the loader did not take the request") }
+        // A loader that never starts it hangs here, which libFuzzer's -timeout reports.
+        let transfer = started.locked {
+            while pending == nil { started.wait() }
+            defer { pending = nil }
+            return pending!
+        }
         transfer.completion(transfer.id, DataResponse(result: .success(bytes), httpStatus: 200,
                                                       bytesReceived: bytes.count))
         while events.withLock({ $0 }) == before {
@@ -44,7 +52,10 @@ final class ResponseHarness: DataLoading, @unchecked Sendable {
 
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
-        pending.withLock { $0 = (id, completion) }
+        started.locked {
+            pending = (id, completion)
+            started.broadcast()
+        }
     }
 
     func cancel(_ id: TransferID) {}
