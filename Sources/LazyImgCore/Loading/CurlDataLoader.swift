@@ -66,9 +66,9 @@ public final class CurlDataLoader: DataLoading {
 
     /// Never blocks. After `shutdown` the request is dropped without a completion.
     ///
-    /// Only queues the request: the scheduler calls this with its lock held, often
-    /// from the UI thread, so the transfer's counters and bookkeeping are made on the
-    /// network thread (`progress(of:)` is nil until the transfer has begun there).
+    /// Only queues the request: the scheduler's thread calls this between decisions,
+    /// so the transfer's counters and bookkeeping are made on the network thread
+    /// (`progress(of:)` is nil until the transfer has begun there).
     public func start(_ id: TransferID, _ request: DataRequest,
                       completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
         commands.enqueueStart(.init(id: id, request: request, completion: completion))
