@@ -22,7 +22,7 @@ extension SchedulerLoop {
                 if let validators {
                     request.validators = validators
                     // The copy to revalidate is the whole file.
-                    request.dcScansBox = nil
+                    request.firstPassBox = nil
                 }
                 let completion = downloadCompletion
                 // Another loader of the session downloaded it a moment ago: its

@@ -9,13 +9,13 @@
 /// progressive site is sized from the DC scans' ends seen there.
 ///
 /// Network thread only, like the transfers it sizes.
-struct DCScanHints {
+struct FirstPassHints {
     struct Key: Hashable {
         let origin: Origin
         let box: DecodeOptions
 
         init?(_ request: DataRequest) {
-            guard let box = request.dcScansBox, let origin = Origin(request.url) else { return nil }
+            guard let box = request.firstPassBox, let origin = Origin(request.url) else { return nil }
             self.origin = origin
             self.box = box
         }
@@ -41,7 +41,7 @@ struct DCScanHints {
 
     /// A file's verdict for its box: `end` where its DC scans ended, nil when it
     /// needed the whole body.
-    mutating func learn(_ key: Key, dcScansEnd end: Int?) {
+    mutating func learn(_ key: Key, firstPassEnd end: Int?) {
         if byKey[key] == nil && byKey.count >= Self.capacity { byKey.removeAll() }
         guard let end else {
             byKey[key] = .some(nil)
@@ -55,9 +55,9 @@ struct DCScanHints {
     /// Reads a body that came for `key`'s box: the whole file, or its DC scans' end.
     mutating func learn(_ key: Key, body: [UInt8]) {
         if case .suffice(let end) = JPEGDCScans.examine(body, for: key.box) {
-            learn(key, dcScansEnd: end)
+            learn(key, firstPassEnd: end)
         } else {
-            learn(key, dcScansEnd: nil)
+            learn(key, firstPassEnd: nil)
         }
     }
 }

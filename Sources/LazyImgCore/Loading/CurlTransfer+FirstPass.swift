@@ -1,6 +1,6 @@
 import CCurl
 
-/// A request that may end at a progressive JPEG's DC scans (`DataRequest.dcScansBox`):
+/// A request that may end at a progressive JPEG's DC scans (`DataRequest.firstPassBox`):
 /// its first hop asks for the file's start, `Range: bytes=0-<firstRangeBytes - 1>`.
 /// When that 206 ends, `JPEGDCScans` reads what came:
 /// - enough for the box: the response is those bytes up to the DC scans' end, ended
@@ -12,7 +12,7 @@ import CCurl
 ///   the rest, and the response is the whole body.
 /// A 200 (the server ignores Range) is the whole body, as without this.
 extension CurlTransfer {
-    /// The first hop's range before an origin's files said more (`DCScanHints`): a
+    /// The first hop's range before an origin's files said more (`FirstPassHints`): a
     /// 768x512 progressive photo's DC scans with its headers take 5-9 KiB; 16 KiB
     /// also covers a few KiB of EXIF without a second hop.
     static let firstRangeBytes = 16 << 10
@@ -22,7 +22,7 @@ extension CurlTransfer {
     /// Configure's part: a request for a box that may need only the DC scans asks for
     /// the start, unless it continues a kept body (which then says how far to ask).
     func askForTheStart() {
-        guard case .none = resumption, hop.request.dcScansBox != nil, hop.startHops == 0 else { return }
+        guard case .none = resumption, hop.request.firstPassBox != nil, hop.startHops == 0 else { return }
         resumption = .askedStart(upTo: hop.firstRange)
     }
 
@@ -50,7 +50,7 @@ extension CurlTransfer {
     /// How a hop that brought part of a JPEG's start goes on: nil when it was not
     /// such a hop, or it brought the whole file (then it is answered as a 200).
     func startStep(finishedWith code: CURLcode) -> Outcome? {
-        guard code == CURLE_OK, let box = hop.request.dcScansBox else { return nil }
+        guard code == CURLE_OK, let box = hop.request.firstPassBox else { return nil }
         let total: Int, validator: String?
         switch resumption {
         case .receivingStart(let length, let strong): (total, validator) = (length, strong)
@@ -64,7 +64,7 @@ extension CurlTransfer {
             var response = DataResponse(result: .success(JPEGDCScans.decodable(bytes, upTo: end)), httpStatus: 200,
                                         bytesReceived: receivedInAll, cacheHeaders: cacheHeaders)
             response.resumedBytes = resumedBytes
-            response.endsAtDCScans = true
+            response.endsAtFirstPass = true
             guard let validator else { return .finished(response) }
             return .finishedLeaving(response, PartialBody(bytes: body.take(), servedBy: hop.request.url,
                                                           validator: validator, length: total))
@@ -77,7 +77,7 @@ extension CurlTransfer {
             // More may not be asked for without a validator: the whole file, from its start.
             next.partial = nil
             next.askedEnd = nil
-            next.request.dcScansBox = nil
+            next.request.firstPassBox = nil
             next.earlierBytes = hop.earlierBytes.addingClamped(next.continuedBytes)
             next.continuedBytes = 0
             return .next(next)
@@ -87,7 +87,7 @@ extension CurlTransfer {
             next.askedEnd = min(total, max(upTo, bytes.count + 1))
         } else {
             next.askedEnd = nil
-            next.request.dcScansBox = nil
+            next.request.firstPassBox = nil
         }
         return .next(next)
     }
@@ -99,18 +99,18 @@ extension CurlTransfer.Hop {
     /// else the hop asks only for the bytes up to where the scan headers say they
     /// end (or for all the rest, when the box needs the whole file).
     mutating func continueKeptStart() -> DataResponse? {
-        guard let box = request.dcScansBox, let partial, partial.servedBy == request.url else { return nil }
+        guard let box = request.firstPassBox, let partial, partial.servedBy == request.url else { return nil }
         startHops = 1
         switch JPEGDCScans.examine(partial.bytes, for: box) {
         case .suffice(let end):
             var answer = DataResponse(result: .success(JPEGDCScans.decodable(partial.bytes, upTo: end)), httpStatus: 200)
             answer.resumedBytes = end
-            answer.endsAtDCScans = true
+            answer.endsAtFirstPass = true
             return answer
         case .needMore(let upTo):
             askedEnd = min(partial.length, max(upTo, partial.bytes.count + 1))
         case .needWholeFile:
-            request.dcScansBox = nil
+            request.firstPassBox = nil
         }
         return nil
     }
