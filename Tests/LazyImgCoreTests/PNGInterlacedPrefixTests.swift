@@ -139,19 +139,16 @@ final class PNGInterlacedPrefixTests: XCTestCase {
         // IHDRs that lie: sizes past the pixel budget, and a width whose rows alone
         // are past the working memory.
         for (width, height) in [(1 << 30, 1 << 30), (0x7FFF_FFFF, 1), (40_000_000, 1)] {
-            let huge = withIHDR(png, width: width, height: height)
+            let huge = withPNGSize(png, width: width, height: height)
             XCTAssertThrowsError(try PNGInterlacedPrefix.examine(huge), "\(width)x\(height)") {
                 XCTAssertEqual($0 as? LoaderError, .tooLarge, "\(width)x\(height)")
             }
             XCTAssertThrowsError(try PNGInterlacedPrefix.decodeFirstPass(huge, options: atFirstPassSize(64, 64)))
         }
-        XCTAssertThrowsError(try PNGInterlacedPrefix.examine(withIHDR(png, width: 0, height: 64)))
+        XCTAssertThrowsError(try PNGInterlacedPrefix.examine(withPNGSize(png, width: 0, height: 64)))
         // Image data that is no zlib stream, with CRCs that match: damage, not a short start.
-        let idat = try XCTUnwrap(firstIDAT(png))
-        var garbled = png
-        for i in (idat + 8)..<(idat + 40) { garbled[i] = 0xFF }
-        garbled = withFixedCRC(garbled, chunkAt: idat)
-        XCTAssertThrowsError(try PNGInterlacedPrefix.examine(garbled)) { XCTAssertEqual($0 as? LoaderError, .decode) }
+        let idat = try XCTUnwrap(firstPNGChunk("IDAT", in: png))
+        XCTAssertThrowsError(try PNGInterlacedPrefix.examine(withGarbledPNGImageData(png))) { XCTAssertEqual($0 as? LoaderError, .decode) }
         // A bad CRC on a chunk that came whole.
         var badCRC = png
         let length = (0..<4).reduce(0) { $0 << 8 | Int(png[idat + $1]) }
@@ -182,36 +179,8 @@ final class PNGInterlacedPrefixTests: XCTestCase {
         print("pngsuite: \(compared) interlaced files' first passes compared")
     }
 
-    // MARK: - Crafting
-
     private func makeNoisePNGInterlaced(width: Int, height: Int) -> [UInt8] {
         makeNoisePNG(width: width, height: height, seed: 7, interlaced: true)
-    }
-
-    private func firstIDAT(_ png: [UInt8]) -> Int? {
-        var offset = 8
-        while offset + 8 <= png.count {
-            if png[(offset + 4)..<(offset + 8)].elementsEqual("IDAT".utf8) { return offset }
-            offset += 12 + (0..<4).reduce(0) { $0 << 8 | Int(png[offset + $1]) }
-        }
-        return nil
-    }
-
-    private func withIHDR(_ png: [UInt8], width: Int, height: Int) -> [UInt8] {
-        var bytes = png
-        for i in 0..<4 {
-            bytes[16 + i] = UInt8(truncatingIfNeeded: width >> (24 - 8 * i))
-            bytes[20 + i] = UInt8(truncatingIfNeeded: height >> (24 - 8 * i))
-        }
-        return withFixedCRC(bytes, chunkAt: 8)
-    }
-
-    private func withFixedCRC(_ png: [UInt8], chunkAt offset: Int) -> [UInt8] {
-        var bytes = png
-        let length = (0..<4).reduce(0) { $0 << 8 | Int(png[offset + $1]) }
-        let crc = pngCRC(bytes[(offset + 4)..<(offset + 8 + length)])
-        for i in 0..<4 { bytes[offset + 8 + length + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * i)) }
-        return bytes
     }
 }
 #endif

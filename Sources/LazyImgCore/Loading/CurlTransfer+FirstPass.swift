@@ -1,15 +1,17 @@
 import CCurl
 
-/// A request that may end at a progressive JPEG's DC scans (`DataRequest.firstPassBox`):
-/// its first hop asks for the file's start, `Range: bytes=0-<firstRangeBytes - 1>`.
-/// When that 206 ends, `JPEGDCScans` reads what came:
-/// - enough for the box: the response is those bytes up to the DC scans' end, ended
-///   as `JPEGDCScans.decodable` ends them, and all the bytes that came are left for a larger box to continue (with
-///   `Range` and `If-Range`, as a stopped download is);
-/// - more needed: the next hop asks for the bytes up to where the scan headers say
-///   the DC scans end, with `If-Range`, and reads again (at most `maxStartHops` in all);
-/// - not a file the start can serve (baseline, a larger scale): the next hop asks for
-///   the rest, and the response is the whole body.
+/// A request that may end at a file's first pass, a progressive JPEG's DC scans or
+/// an interlaced PNG's first Adam7 pass (`DataRequest.firstPassBox`): its first hop
+/// asks for the file's start, `Range: bytes=0-<firstRangeBytes - 1>`. When that 206
+/// ends, `FirstPass` reads what came:
+/// - enough for the box: the response is those bytes up to the first pass's end, as
+///   `FirstPass.decodable` makes them, and all the bytes that came are left for a
+///   larger box to continue (with `Range` and `If-Range`, as a stopped download is);
+/// - more needed: the next hop asks for the bytes up to where the first pass should
+///   end (the JPEG's scan headers say; a PNG's pass-1 rows so far are extrapolated),
+///   with `If-Range`, and reads again (at most `maxStartHops` in all);
+/// - not a file the start can serve (baseline, not interlaced, a larger scale): the
+///   next hop asks for the rest, and the response is the whole body.
 /// A 200 (the server ignores Range) is the whole body, as without this.
 extension CurlTransfer {
     /// The first hop's range before an origin's files said more (`FirstPassHints`): a
@@ -59,9 +61,9 @@ extension CurlTransfer {
         }
         let bytes = body.kept
         guard bytes.count < total else { return nil }
-        let verdict = hop.startHops + 1 < Self.maxStartHops ? JPEGDCScans.examine(bytes, for: box) : .needWholeFile
+        let verdict = hop.startHops + 1 < Self.maxStartHops ? FirstPass.examine(bytes, for: box) : .needWholeFile
         if case .suffice(let end) = verdict {
-            var response = DataResponse(result: .success(JPEGDCScans.decodable(bytes, upTo: end)), httpStatus: 200,
+            var response = DataResponse(result: .success(FirstPass.decodable(bytes, upTo: end)), httpStatus: 200,
                                         bytesReceived: receivedInAll, cacheHeaders: cacheHeaders)
             response.resumedBytes = resumedBytes
             response.endsAtFirstPass = true
@@ -101,9 +103,9 @@ extension CurlTransfer.Hop {
     mutating func continueKeptStart() -> DataResponse? {
         guard let box = request.firstPassBox, let partial, partial.servedBy == request.url else { return nil }
         startHops = 1
-        switch JPEGDCScans.examine(partial.bytes, for: box) {
+        switch FirstPass.examine(partial.bytes, for: box) {
         case .suffice(let end):
-            var answer = DataResponse(result: .success(JPEGDCScans.decodable(partial.bytes, upTo: end)), httpStatus: 200)
+            var answer = DataResponse(result: .success(FirstPass.decodable(partial.bytes, upTo: end)), httpStatus: 200)
             answer.resumedBytes = end
             answer.endsAtFirstPass = true
             return answer

@@ -461,8 +461,9 @@ final class Scheduler {
     /// failure or a 5xx when stale answers are allowed.
     private func resolveWithDiskCopy(_ copy: DiskCache.Entry?, _ response: DataResponse,
                                      wallClock: Int64) -> (DataResponse, DownloadOrigin) {
-        guard hasDiskCache else { return (response, .network) }
+        // A first pass decodes as one, with a disk cache or without.
         if response.endsAtFirstPass { return (response, .firstPass) }
+        guard hasDiskCache else { return (response, .network) }
         guard let copy else { return (response, .network) }
         var resolved = response
         resolved.result = .success(copy.body)
