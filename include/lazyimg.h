@@ -543,7 +543,7 @@ typedef struct lazyimg_config {
                                       animation buffers up to this many bytes of
                                       decoded frames ahead of the one shown (at
                                       least two frames). See "animations" */
-    uint32_t fetch_dc_scans_only;  /* Since 0.4.0. 1 (default): a progressive JPEG
+    uint32_t fetch_first_pass_only; /* Since 0.4.0. 1 (default): a progressive JPEG
                                       that fills the box from 1/8 of its size (a
                                       768x512 photo in 96 px or less) is fetched
                                       only up to its DC scans, when its server
@@ -1053,7 +1053,7 @@ typedef struct lazyimg_stats {
                                       asked only for the rest (Range, answered
                                       206); also the start of a progressive JPEG
                                       fetched for a small box (see
-                                      fetch_dc_scans_only) that a larger box
+                                      fetch_first_pass_only) that a larger box
                                       continued, or that answered another small
                                       box without a request. Not counted in
                                       bytes_downloaded */

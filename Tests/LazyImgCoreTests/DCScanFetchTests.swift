@@ -193,11 +193,11 @@ final class DCScanFetchTests: XCTestCase {
         XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)", nil])
     }
 
-    func testFetchingDCScansOnlyCanBeTurnedOff() throws {
+    func testFetchingTheDCScansOnlyCanBeTurnedOff() throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"")
-        let list = try FirstPassFetch.loader(box: 64) { $0.fetchesDCScansOnly = false }
+        let list = try FirstPassFetch.loader(box: 64) { $0.fetchesFirstPassOnly = false }
         defer { try? list.0.shutdown() }
         XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: list).width, 64)
         XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, [nil])

@@ -110,7 +110,7 @@ final class PNGFirstPassFetchTests: XCTestCase {
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveRanges("/f.png", body: fits, validator: "\"f1\"")
-        let list = try FirstPassFetch.loader(box: 64) { $0.fetchesDCScansOnly = false }
+        let list = try FirstPassFetch.loader(box: 64) { $0.fetchesFirstPassOnly = false }
         defer { try? list.0.shutdown() }
         XCTAssertEqual(try FirstPassFetch.show(server.url("/f.png"), in: list).width, 64)
         XCTAssertEqual(server.requests("/f.png").map { $0.header("Range") }, [nil])

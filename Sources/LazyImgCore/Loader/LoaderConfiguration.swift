@@ -71,7 +71,7 @@ public struct LoaderConfiguration: Sendable {
     /// first Adam7 pass covers, gets only the file's start, up to its DC scans or that
     /// pass, when the server serves byte ranges (`FirstPass`); false fetches every
     /// file whole.
-    public var fetchesDCScansOnly = true
+    public var fetchesFirstPassOnly = true
     /// Shared network, download table, disk cache and memory budget; nil = the
     /// loader's own. With a session, its disk cache replaces `diskCacheDirectory`,
     /// and `memoryCacheBytes` still limits this loader within the session's budget.
