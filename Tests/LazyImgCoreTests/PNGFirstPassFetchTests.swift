@@ -74,6 +74,27 @@ final class PNGFirstPassFetchTests: XCTestCase {
         XCTAssertEqual(server.requests("/m.png").map { $0.header("Range") }, [nil])
     }
 
+    func testFilesAfterANonInterlacedStartComeWholeBeforeItsRestHas() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveRanges("/n.png", body: makeNoisePNG(width: 768, height: 512, seed: 5), validator: "\"n1\"",
+                           holdsRest: true)
+        server.serveRanges("/m.png", body: makeNoisePNG(width: 768, height: 512, seed: 6), validator: "\"m1\"")
+        let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
+        let first = try FirstPassFetch.loader(session: session, box: 64)
+        defer { try? first.0.shutdown() }
+        try first.0.setItems([server.url("/n.png")])
+        try first.0.setVisibleRange(first: 0, count: 1)
+        XCTAssertNotNil(try first.0.request(row: 0).ticket)
+        XCTAssertTrue(server.waitForHits("/n.png", count: 2, timeoutMilliseconds: 10_000), "the start, then the rest")
+        let second = try FirstPassFetch.loader(session: session, box: 64)
+        defer { try? second.0.shutdown() }
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/m.png"), in: second).width, 64)
+        XCTAssertEqual(server.requests("/m.png").map { $0.header("Range") }, [nil], "while /n.png's rest is held")
+        server.release("/n.png")
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/n.png"), in: first).width, 64)
+    }
+
     func testALargerBoxResumesWithIfRangeAndShowsTheWholeFile() throws {
         let server = try HTTPTestServer()
         defer { server.stop() }

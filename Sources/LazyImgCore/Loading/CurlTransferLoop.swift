@@ -247,6 +247,12 @@ final class CurlTransferLoop: @unchecked Sendable {
                 learnFirstPass(of: transfer, from: response)
                 finished.append((transfer.id, transfer.completion, response))
             case .next(let next):
+                // A start the box needs the whole file after: the origin's next files
+                // come whole from now, not once this one's rest has come.
+                if next.request.firstPassBox == nil, transfer.hop.request.firstPassBox != nil,
+                   let key = transfer.hop.hintKey {
+                    firstPassHints.learn(key, firstPassEnd: nil)
+                }
                 // The next hop keeps the transfer's ID, so a cancel still reaches it.
                 if let error = begin(transfer.id, next, transfer.counters, transfer.completion) {
                     finished.append((transfer.id, transfer.completion,
