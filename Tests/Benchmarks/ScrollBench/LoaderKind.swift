@@ -13,7 +13,8 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     case lazyimgWithoutRanges = "lazyimg-no-range"
     case lazyimgWithoutTargetOrRanges = "lazyimg-no-target-no-range"
     /// The two lazyimg paths with fetch_first_pass_only = 0: every file whole, as before
-    /// 0.4.0, beside them on a site of progressive JPEGs (`--progressive`).
+    /// 0.4.0, beside them on a site of progressive JPEGs or interlaced PNGs
+    /// (`--progressive`, `--interlaced-png`).
     case lazyimgWholeFiles = "lazyimg-whole"
     case lazyimgWithoutTargetWholeFiles = "lazyimg-no-target-whole"
 
