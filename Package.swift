@@ -72,8 +72,8 @@ let package = Package(
             dependencies: ["BenchSupport", "LazyImgCore"],
             path: "Tests/Benchmarks/lazyimg-bench"
         ),
-        // What the benchmarks share: file bytes and JPEG encoding.
-        .target(name: "BenchSupport", dependencies: ["LazyImgCore", "CTurboJPEG"], path: "Tests/Benchmarks/BenchSupport"),
+        // What the benchmarks share: file bytes, JPEG and PNG encoding.
+        .target(name: "BenchSupport", dependencies: ["LazyImgCore", "CTurboJPEG", "CSpng"], path: "Tests/Benchmarks/BenchSupport"),
 
         // The scroll benchmark (make bench-scroll): traces, the site server, lazyimg through
         // its C API and the baseline loaders; a library so a test can run a tiny trace.

@@ -31,16 +31,33 @@ enum FuzzTarget: String, CaseIterable {
         DecodeOptions(target: TargetSize(width: 40, height: 90), fit: .fill, format: .bgra8Premultiplied),
     ]
 
+    /// The start a small box's download ends at (fetch_first_pass_only), decoded as
+    /// the loader decodes it.
+    static func decodeFirstPass(_ bytes: [UInt8], options: DecodeOptions) {
+        guard case .suffice(let end) = FirstPass.examine(bytes, for: options) else { return }
+        let start = FirstPass.decodable(bytes, upTo: end)
+        if ImageFormat(sniffing: start) == .png {
+            _ = try? PNGInterlacedPrefix.decodeFirstPass(start, options: options, limits: limits)
+        } else {
+            _ = try? JPEGDecoder().decode(start, options: options, limits: limits)
+        }
+    }
+
     func run(_ bytes: [UInt8]) {
         let options = Self.options[bytes.count % Self.options.count]
         switch self {
         case .jpeg:
             _ = try? JPEGDecoder().decode(bytes, options: options, limits: Self.limits)
-            // The start a small box's download ends at (fetch_dc_scans_only), decoded as the loader does.
-            if case .suffice(let end) = JPEGDCScans.examine(bytes, for: options) {
-                _ = try? JPEGDecoder().decode(JPEGDCScans.decodable(bytes, upTo: end), options: options, limits: Self.limits)
+            Self.decodeFirstPass(bytes, options: options)
+        case .png:
+            _ = try? PNGDecoder().decode(bytes, options: options, limits: Self.limits)
+            Self.decodeFirstPass(bytes, options: options)
+            // A start cut anywhere, read through every pass and painted as a preview.
+            let start = Array(bytes.prefix(bytes.count / 2))
+            if let passes = (try? PNGInterlacedPrefix.examine(start, throughPass: 7, limits: Self.limits))?.completePasses,
+               passes > 0 {
+                _ = try? PNGInterlacedPrefix.preview(start, passes: passes, options: options, limits: Self.limits)
             }
-        case .png: _ = try? PNGDecoder().decode(bytes, options: options, limits: Self.limits)
         case .webp: _ = try? WebPDecoder().decode(bytes, options: options, limits: Self.limits)
         case .gif: _ = try? GIFDecoder().decode(bytes, options: options, limits: Self.limits)
         case .frames: Self.play(bytes, options: options)

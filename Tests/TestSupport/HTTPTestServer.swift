@@ -75,6 +75,9 @@ public final class HTTPTestServer: @unchecked Sendable {
         /// When set, a whole-body answer announces the whole body, sends this many
         /// bytes of it, and closes.
         var cutAfter: Int? = nil
+        /// When set, a `Range` answer from a later byte than the first sends its head
+        /// and holds the body until `release(path)`.
+        var holdsRest = false
     }
 
     public let port: Int
@@ -156,16 +159,17 @@ public final class HTTPTestServer: @unchecked Sendable {
     /// Date a minute later. `Range` requests are answered as `ranges` says.
     /// `stallAfter`: sends that many body bytes, then holds the rest until
     /// `release(path)`. `cutAfter`: a whole-body answer announces the whole body,
-    /// sends that many bytes, and closes.
+    /// sends that many bytes, and closes. `holdsRest`: an answer to a Range that
+    /// starts past the first byte holds its body until `release(path)`.
     public func serveRanges(_ path: String, body: [UInt8], validator: String, lastModified: Bool = false,
                             ranges: RangeAnswer = .honour, stallAfter: Int? = nil, cutAfter: Int? = nil,
-                            headers: [String] = [], gated: Bool = false) {
+                            headers: [String] = [], gated: Bool = false, holdsRest: Bool = false) {
         let validatorLines = lastModified
             ? ["Last-Modified: \(validator)", "Date: " + Self.minuteLater(validator)] : ["ETag: \(validator)"]
         addRoute(path, Route(status: 200, headers: ["Content-Type: application/octet-stream", "Accept-Ranges: bytes"]
                                 + validatorLines + headers,
                              body: body, framing: .contentLength, hold: gated ? .gate : .none, stallAfter: stallAfter,
-                             ranges: (ranges, validator), cutAfter: cutAfter))
+                             ranges: (ranges, validator), cutAfter: cutAfter, holdsRest: holdsRest))
     }
 
     /// Holds the whole response for `delayMilliseconds`, or until `release(path)`.
@@ -444,8 +448,8 @@ public final class HTTPTestServer: @unchecked Sendable {
                 route.status = 206
                 route.body = Array(route.body[asked])
                 if case .overlong(let extra) = answer { route.body += [UInt8](repeating: 0xAB, count: extra) }
-                // A stall is for the whole body's answer.
-                route.stallAfter = nil
+                // A stall is for the whole body's answer, a held rest for the rest.
+                route.stallAfter = route.holdsRest && asked.lowerBound > 0 ? 0 : nil
             }
         }
         if let cut = route.cutAfter, route.status == 200 {

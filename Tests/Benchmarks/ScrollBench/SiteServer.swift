@@ -214,7 +214,8 @@ public final class SiteServer: @unchecked Sendable {
         let image = images[row % images.count]
         let validator = "\"\(row % images.count)\""
         var body = image[...]
-        var head = "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\n"
+        let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
+        var head = "HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\n"
         if servesRanges {
             head += "Accept-Ranges: bytes\r\nETag: \(validator)\r\n"
             if let asked = Self.askedRange(request, of: image.count, validator: validator) {

@@ -25,6 +25,7 @@ let usage = """
                                 [--rounds N] [--delay-ms MS (40)] [--mbps N (200; 0 = no cap)]
                                 [--photos DIR (../shared/corpus/photos)] [--no-hit-cost]
                                 [--progressive (the site's photos as progressive JPEGs, and the DC-only picture's PSNR)]
+                                [--interlaced-png (as Adam7-interlaced PNGs, and the pass-1 picture's PSNR)] [--png (as plain PNGs)]
                                 [--box PX (64: the cells' box)]
                                 [--waste-rows (lazyimg's wasted requests, each with the frame it came in)]
                                 [--by-motion (host time per frame at rest, dragged and decelerating)]
@@ -49,7 +50,7 @@ var photos = "../shared/corpus/photos"
 var measureHitCost = true
 var printWastedRows = false, printByMotion = false
 var simulateOnly = false, tuneOnly = false
-var progressive = false, box = 64
+var encoding = SiteEncoding.jpeg, box = 64
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -80,7 +81,9 @@ while let argument = arguments.popFirst() {
         guard let value = arguments.popFirst() else { fail(usage) }
         photos = value
     case "--no-hit-cost": measureHitCost = false
-    case "--progressive": progressive = true
+    case "--progressive": encoding = .progressiveJPEG
+    case "--interlaced-png": encoding = .interlacedPNG
+    case "--png": encoding = .png
     case "--box":
         guard let value = arguments.popFirst().flatMap(Int.init), (8...1024).contains(value) else { fail(usage) }
         box = value
@@ -109,7 +112,12 @@ for name in mainNames + slowNames where ScrollTraces.named(name) == nil { fail("
     if delayMilliseconds != 40 { options.append("--delay-ms \(delayMilliseconds)") }
     if megabitsPerSecond != 200 { options.append("--mbps \(fixed(megabitsPerSecond, 0))") }
     if let explicitKinds { options.append("--loaders " + explicitKinds.map(\.rawValue).joined(separator: ",")) }
-    if progressive { options.append("--progressive") }
+    switch encoding {
+    case .jpeg: break
+    case .progressiveJPEG: options.append("--progressive")
+    case .interlacedPNG: options.append("--interlaced-png")
+    case .png: options.append("--png")
+    }
     if box != 64 { options.append("--box \(box)") }
     return "make bench-scroll BENCH_SCROLL_ARGS='\(options.joined(separator: " "))'"
 }
@@ -135,7 +143,7 @@ alarm(2_400)
 
 let started = time(nil)
 do {
-    let images = try SiteImages.make(photosDirectory: photos, progressive: progressive)
+    let images = try SiteImages.make(photosDirectory: photos, encoding: encoding)
     let bench = try ScrollBenchmark(images: images, delayMilliseconds: delayMilliseconds,
                                     bytesPerSecond: Int(megabitsPerSecond * 1e6 / 8), box: box)
     defer { bench.stop() }
@@ -147,7 +155,7 @@ do {
           + " (velocity only). eager (no cap), LazyTable (per-frame part in C, no cap), suspend-queue (cap \(LoaderKind.suspendQueueCap)).")
     print("The site serves byte ranges (Accept-Ranges, ETag), as CDNs do; on the slow link, *-no-range: the same loader on a"
           + " site that does not, so a cancelled download starts over (lazyimg before 0.4.0 resumed nothing).")
-    print("TTV = time to visible after a settle; waste = requests for rows whose image never showed in a cell; 206 = requests answered with a byte range (a resumed download's rest; with lazyimg's fetch_dc_scans_only, a progressive JPEG's start and what continues it); KiB/img = what the site sent per image shown in a cell;"
+    print("TTV = time to visible after a settle; waste = requests for rows whose image never showed in a cell; 206 = requests answered with a byte range (a resumed download's rest; with lazyimg's fetch_first_pass_only, a progressive JPEG's or interlaced PNG's start and what continues it); KiB/img = what the site sent per image shown in a cell;"
           + " \(LandingTuning.heldOut.rawValue) was held out of the fit of the landing estimate's constants\n")
     var merged: [String: [TraceRun]] = [:]
     func run(_ name: String, on bench: ScrollBenchmark, key: String, selection: String, note: String = "",
@@ -189,7 +197,7 @@ do {
                     note: "shared \(fixed(slowLinkMegabitsPerSecond / 8, 1)) MB/s link, ", slowLink: true)
         }
     }
-    if progressive { print(DCScanQuality.table(images, boxes: [box], command: reproduce("--traces none")) + "\n") }
+    if encoding == .progressiveJPEG || encoding == .interlacedPNG { print(FirstPassQuality.table(images, boxes: [box], command: reproduce("--traces none")) + "\n") }
     let cost = measureHitCost ? try bench.measureHitCost() : nil
     if let cost { print(BenchReport.hitCostTable(cost, command: reproduce("--traces none")) + "\n") }
     let given = CommandLine.arguments.dropFirst().filter { !$0.hasSuffix("/photos") && $0 != "--photos" }

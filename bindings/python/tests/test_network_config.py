@@ -77,3 +77,13 @@ def test_budgets_are_accepted_and_get_stats_has_the_new_counters(server):
         stats = loader.get_stats()
         assert stats.downloads_started == 1 and stats.downloads_retried == 0
         assert (stats.prefetch_hits, stats.prefetch_wasted, stats.prefetch_waste_bytes) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("first_pass_only", [True, False])
+def test_fetch_first_pass_only_asks_a_small_box_for_the_file_start(server, first_pass_only):
+    # This server ignores Range and sends the whole file: the image still comes,
+    # and the request says whether the loader asked for the start only.
+    with Loader(target_width=8, target_height=8, fetch_first_pass_only=first_pass_only) as loader:
+        loader.set_items([server.url("/green.png")])
+        assert load(loader, [0])[0].ok
+    assert ("Range" in server.headers[0]) == first_pass_only

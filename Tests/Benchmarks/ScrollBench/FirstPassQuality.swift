@@ -1,26 +1,25 @@
 import Glibc
 import LazyImgCore
 
-/// The picture a cell gets from a progressive JPEG's DC scans against the whole
-/// file's, decoded for the same box by the same decoder: what fetch_dc_scans_only
-/// costs in quality, and what it saves in bytes.
-public enum DCScanQuality {
-    /// One table row per box: the site's images that the DC scans serve at that box.
+/// The picture a cell gets from a file's first pass (a progressive JPEG's DC scans,
+/// an interlaced PNG's first Adam7 pass) against the whole file's, decoded for the
+/// same box: what fetch_first_pass_only costs in quality, and what it saves in bytes.
+public enum FirstPassQuality {
+    /// One table row per box: the site's images that the first pass serves at that box.
     public static func table(_ images: SiteImages, boxes: [Int], command: String) -> String {
-        var table = TextTable(header: ["box", "images", "DC-only", "file", "DC/file", "PSNR min", "mean", "max"])
+        var table = TextTable(header: ["box", "images", "1st pass", "file", "pass/file", "PSNR min", "mean", "max"])
         table.add(["px", "served", "KiB", "KiB", "", "dB", "dB", "dB"])
         for box in boxes {
             let options = DecodeOptions(target: TargetSize(width: box, height: box))
             var prefixBytes = 0, fileBytes = 0
             var scores: [Double] = []
-            for jpeg in images.jpegs {
-                guard case .suffice(let end) = JPEGDCScans.examine(jpeg, for: options),
-                      let start = try? ImageDecoder().decode(JPEGDCScans.decodable(jpeg, upTo: end), options: options,
-                                                             limits: DecodeLimits()),
-                      let whole = try? ImageDecoder().decode(jpeg, options: options, limits: DecodeLimits())
+            for file in images.jpegs {
+                guard case .suffice(let end) = FirstPass.examine(file, for: options),
+                      let start = try? decodeStart(FirstPass.decodable(file, upTo: end), options),
+                      let whole = try? ImageDecoder().decode(file, options: options, limits: DecodeLimits())
                 else { continue }
                 prefixBytes += end
-                fileBytes += jpeg.count
+                fileBytes += file.count
                 scores.append(psnr(start, whole))
             }
             let count = max(1, scores.count)
@@ -29,8 +28,15 @@ public enum DCScanQuality {
                        ratio(Double(prefixBytes), Double(fileBytes)), fixed(scores.min() ?? 0, 1),
                        fixed(scores.reduce(0, +) / Double(count), 1), fixed(scores.max() ?? 0, 1)])
         }
-        return "DC scans only against the whole file, decoded for the same box (PSNR over R, G, B)\n"
+        return "First pass only (DC scans, or Adam7 pass 1) against the whole file, decoded for the same box (PSNR over R, G, B)\n"
             + "    reproduce: \(command)\n" + table.render()
+    }
+
+    /// A start as the loader decodes it (`DownloadOrigin.firstPass`).
+    private static func decodeStart(_ start: [UInt8], _ options: DecodeOptions) throws(LoaderError) -> DecodedImage {
+        ImageFormat(sniffing: start) == .png
+            ? try PNGInterlacedPrefix.decodeFirstPass(start, options: options)
+            : try ImageDecoder().decode(start, options: options, limits: DecodeLimits())
     }
 
     /// Peak signal to noise over R, G and B, in dB; 99 for identical pictures.
