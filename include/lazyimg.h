@@ -662,8 +662,10 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     landing zone if one is known, then the prefetch window ahead
  *     (prefetch_rows, or half a second of travel at the present speed when
  *     that is more, up to four times prefetch_rows). After a motion faster
- *     than that (a fling, a fast drag) nothing is prefetched until the next
- *     slow DRAGGING.
+ *     than that (a fling, a fast drag) nothing is prefetched until the list
+ *     shows reading: a slow DRAGGING from IDLE, or (since 0.4.0) a touch that
+ *     catches the list still moving and keeps it slow for 250 ms. A shorter
+ *     catch, as a fling back or another fling begins, prefetches nothing.
  *   DRAGGING or DECELERATING faster than that: nothing new starts; requests
  *     answer DEFERRED (memory hits are still served) and wait for the list to
  *     slow down or rest; work for rows that leave is cancelled.

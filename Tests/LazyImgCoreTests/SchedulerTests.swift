@@ -24,10 +24,16 @@ final class SchedulerTests: XCTestCase {
     private var transfers: [Int: TransferID] = [:]
 
     override func setUp() {
+        start(prefetchRows: 0)
+    }
+
+    /// A new scheduler over a list of 100 rows, prefetching `prefetchRows` ahead at rest.
+    private func start(prefetchRows: Int) {
         var config = LoaderConfiguration()
-        config.prefetchRows = 0
+        config.prefetchRows = prefetchRows
         config.maxConcurrentDownloads = 16
         scheduler = Scheduler(configuration: config, hasDiskCache: false, environment: environment, jitter: { 0 })
+        transfers = [:]
         _ = feed(.listReplaced((0..<100).map { key($0) }))
     }
 
@@ -73,6 +79,27 @@ final class SchedulerTests: XCTestCase {
     }
 
     private var decodes: [CacheKey: DecodeWork] = [:]
+
+    /// One 60 Hz frame as a host reports it: the scroll state, then the visible rows.
+    private func frame(_ state: ScrollState, velocity: Double, visible: Range<Int>) -> [String] {
+        now += 16
+        return feed(.scroll(state, velocity: velocity, at: now)) + feed(.visible(visible))
+    }
+
+    /// The rows whose downloads `effects` started.
+    private func started(_ effects: [String]) -> Set<Int> {
+        Set(effects.compactMap { $0.hasPrefix("start ") ? Int($0.dropFirst("start ".count)) : nil })
+    }
+
+    /// A fling down from rows 10..<13, three rows a frame (sixty screens a second,
+    /// far from resting, so no landing zone is due), caught at 20..<23: the frames'
+    /// effects.
+    private func flingDownCaught() -> [String] {
+        frame(.dragging, velocity: 180, visible: 13..<16)
+            + frame(.decelerating, velocity: 178, visible: 16..<19)
+            + frame(.decelerating, velocity: 176, visible: 19..<22)
+            + frame(.dragging, velocity: 0, visible: 20..<23)
+    }
 
     /// A host's request that missed, having seen every image cached so far.
     private func request(_ ticket: UInt64, row: Int) -> [String] {
@@ -161,6 +188,34 @@ final class SchedulerTests: XCTestCase {
         environment.cached[key(9)] = environment.cached[key(0)]
         XCTAssertEqual(request(8, row: 9), ["start 9"],
                        "nothing cached since the host missed: its miss stands, the cache is not asked")
+    }
+
+    func testAFlingCaughtAndFlungBackStartsNothingAheadInTheOldDirection() {
+        start(prefetchRows: 2)
+        XCTAssertEqual(started(frame(.idle, velocity: 0, visible: 10..<13)), Set(10..<15), "at rest: two rows ahead")
+        var effects = flingDownCaught()
+        for _ in 0..<4 { effects += frame(.dragging, velocity: 0, visible: 20..<23) }
+        XCTAssertTrue(started(effects).isSuperset(of: 20..<23), "held still five frames: the rows on screen...")
+        XCTAssertFalse(started(effects).contains { $0 >= 23 }, "...and nothing ahead")
+        XCTAssertTrue(scheduler.window.ahead.isEmpty)
+        effects += frame(.dragging, velocity: -180, visible: 17..<20)
+        effects += frame(.decelerating, velocity: -178, visible: 14..<17)
+        XCTAssertFalse(started(effects).contains { $0 >= 23 }, "flung back: no row below was ever started")
+    }
+
+    func testAFlingCaughtAndHeldToReadPrefetchesOnceTheHoldShowsReading() {
+        start(prefetchRows: 2)
+        _ = frame(.idle, velocity: 0, visible: 10..<13)
+        var effects = flingDownCaught()
+        let caughtAt = now
+        while now + 16 < caughtAt + ReadingSignal.catchHoldMilliseconds {
+            effects += frame(.dragging, velocity: 0, visible: 20..<23)
+        }
+        XCTAssertFalse(started(effects).contains { $0 >= 23 }, "held, not yet long enough to be reading")
+        XCTAssertEqual(started(frame(.dragging, velocity: 0, visible: 20..<23)), [23, 24],
+                       "held a reaction time: the user reads, so the rows ahead start")
+        XCTAssertEqual(frame(.idle, velocity: 0, visible: 20..<23), [], "let go: they go on")
+        XCTAssertEqual(scheduler.window.ahead, 23..<25)
     }
 
     func testACancelledTicketLetsItsJobGoOnlyWhenNothingElseWantsIt() {

@@ -70,7 +70,44 @@ final class SchedulingWindowTests: XCTestCase {
         XCTAssertEqual(view.window().ahead, 15..<20, "and at rest after it")
         view.setScroll(.decelerating, velocity: -40, now: 80)
         view.setScroll(.dragging, velocity: 0, now: 96)
-        XCTAssertEqual(view.window().ahead, 15..<20, "a finger holding the list after a fling: the user reads")
+        XCTAssertEqual(view.window().ahead.count, 0, "a finger catching a fling: not reading yet")
+        view.setScroll(.dragging, velocity: 0, now: 96 + ReadingSignal.catchHoldMilliseconds)
+        XCTAssertEqual(view.window().ahead, 15..<20, "holding the list a reaction time: the user reads")
+    }
+
+    func testACatchIsReadingOnlyOnceItHeldTheListSlowLongEnough() {
+        let hold = ReadingSignal.catchHoldMilliseconds
+        var view = view()
+        view.setVisible(20..<30)
+        // Caught and let go at once: the fling ended, nothing ahead at rest.
+        view.setScroll(.decelerating, velocity: 40, now: 0)
+        view.setScroll(.dragging, velocity: 0, now: 16)
+        view.setScroll(.idle, velocity: 0, now: 16 + hold - 1)
+        XCTAssertEqual(view.window().ahead.count, 0, "let go before a reaction time: the fling ended")
+        XCTAssertTrue(view.repeatsChangeNothing, "at rest nothing waits on the clock")
+        // Caught, then one report at the lift (a host that reports only changes).
+        view.setScroll(.decelerating, velocity: 40, now: 1_000)
+        view.setScroll(.dragging, velocity: 0, now: 1_016)
+        view.setScroll(.idle, velocity: 0, now: 1_016 + hold)
+        XCTAssertEqual(view.window().ahead, 30..<35, "held as long, then let go: reading")
+        // Caught, dragged slowly, released slowly: the hold goes on through the glide.
+        view.setScroll(.decelerating, velocity: 40, now: 2_000)
+        view.setScroll(.dragging, velocity: 3, now: 2_016)
+        view.setScroll(.decelerating, velocity: 2, now: 2_016 + hold / 2)
+        XCTAssertEqual(view.window().ahead.count, 0)
+        view.setScroll(.decelerating, velocity: 1, now: 2_016 + hold)
+        XCTAssertEqual(view.window().ahead, 30..<35, "slow for a reaction time since the catch: reading")
+        // Caught and flung back before the hold was long enough.
+        view.setScroll(.decelerating, velocity: 40, now: 3_000)
+        view.setScroll(.dragging, velocity: 0, now: 3_016)
+        view.setScroll(.dragging, velocity: -40, now: 3_016 + hold - 16)
+        view.setScroll(.dragging, velocity: 0, now: 3_016 + hold)
+        XCTAssertEqual(view.window().ahead.count, 0, "the fling back started the hold over")
+        // A fling's own slow tail, with no touch, is not a hold.
+        view.setScroll(.decelerating, velocity: 40, now: 4_000)
+        view.setScroll(.decelerating, velocity: 5, now: 4_016)
+        view.setScroll(.decelerating, velocity: 1, now: 4_016 + hold)
+        XCTAssertEqual(view.window().ahead.count, 0, "nothing ahead in a fling's slow tail")
     }
 
     func testTheSlowScrollSpeedDecidesBetweenLoadingAndHolding() {

@@ -33,9 +33,9 @@ public struct ViewState: Sendable {
     /// reports the state, then the range, so the next sample can wait for the next
     /// range instead of computing the landing twice a frame (once with a stale top).
     private var rangeUpdatedLanding = false
-    /// The last motion was faster than the slow-scroll speed (a fling, a fast drag, an
-    /// animated jump) and no slow drag has followed: nothing is prefetched ahead.
-    private var lastMotionWasFast = false
+    /// Whether the motion since the last fast one shows reading: else nothing is
+    /// prefetched ahead.
+    private var reading = ReadingSignal()
     /// The resting rows and landing zone of the motion that just ended, wanted until
     /// the host reports where the list rested: a UI reports IDLE, then its final
     /// range, and a zone just past the last range reported would otherwise be
@@ -81,12 +81,7 @@ public struct ViewState: Sendable {
     /// decelerating, each call is one sample of the decay.
     public mutating func setScroll(_ state: ScrollState, velocity: Double, now milliseconds: Int64) {
         if velocity > 0 { turn(.forward) } else if velocity < 0 { turn(.backward) }
-        if state != .idle && abs(velocity) >= slowSpeed {
-            lastMotionWasFast = true
-        } else if state == .dragging {
-            // A finger moving the list slowly, or holding it: the user reads on.
-            lastMotionWasFast = false
-        }
+        reading.record(state, fast: abs(velocity) >= slowSpeed, previous: scroll, at: milliseconds)
         switch state {
         case .dragging:
             // A touch: whatever was predicted for the last fling is void.
@@ -175,11 +170,10 @@ public struct ViewState: Sendable {
         // lookahead time (rounded down, so a row cut at the screen's edge, which
         // changes the visible count by one, does not move the window's far end). It
         // covers that time at the present speed when that is more, up to a cap. After
-        // a fast motion it is empty until a slow drag: the next gesture is as likely
-        // another fling, which would pass the rows too fast to show them, or a turn.
+        // a fast motion it is empty until the motion shows reading (`ReadingSignal`).
         let base = max(0, prefetchRows ?? max(1, Int(clamping: slowSpeed * Self.prefetchLookaheadSeconds)))
         let travelled = Int(clamping: (speed * Self.prefetchLookaheadSeconds).rounded(.up))
-        let length = lastMotionWasFast ? 0 : min(max(base, travelled), base.multipliedClamped(Self.prefetchGrowthCap))
+        let length = reading.showsReading ? min(max(base, travelled), base.multipliedClamped(Self.prefetchGrowthCap)) : 0
         switch direction {
         case .forward: window.ahead = (visible.upperBound..<visible.upperBound.addingClamped(length)).clamped(to: all)
         case .backward: window.ahead = (max(0, visible.lowerBound - length)..<visible.lowerBound).clamped(to: all)

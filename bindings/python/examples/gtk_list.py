@@ -180,6 +180,10 @@ def script(list_window: ListWindow, loop: GLib.MainLoop) -> list[int]:
     outcome = [1]
 
     def step() -> bool:
+        if adjustment.get_page_size() <= 0:
+            # Not laid out yet (a busy machine can be slower than the first
+            # step): no rows on screen, which would "all show" vacuously.
+            return GLib.SOURCE_CONTINUE
         end = adjustment.get_upper() - adjustment.get_page_size()
         if adjustment.get_value() < end:
             adjustment.set_value(min(adjustment.get_value() + 3 * ROW_HEIGHT, end))
