@@ -26,6 +26,11 @@ public struct DataRequest: Sendable {
     /// file's start only, and the response is that start when it is enough for
     /// this box (`DataResponse.endsAtDCScans`). nil fetches the whole body.
     public var dcScansBox: DecodeOptions? = nil
+    /// Called as a progressive JPEG's scans complete, while the rest comes
+    /// (previews); nil looks at no body. Only for bodies fetched whole: the start a
+    /// request for `dcScansBox` asks for gives none, the rest fetched after it does.
+    /// Not part of what makes two requests the same.
+    public var onPrefix: PrefixSink? = nil
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {
