@@ -49,8 +49,11 @@ final class PreviewTests: XCTestCase {
         defer { try? list.0.shutdown() }
         let ticket = try ask(server.url("/p.jpg"), in: list)
         let preview = try XCTUnwrap(waitForPreview(ticket, in: list))
+        let meanwhile = try list.0.request(row: 0)
+        XCTAssertNil(meanwhile.image, "a preview is no memory hit")
         server.release("/p.jpg")
         let final = try waitForImage(ticket, in: list)
+        if let second = meanwhile.ticket { XCTAssertNotNil(try waitForImage(second, in: list)) }
 
         let scansSoFar = try ends[...2].map { end in
             rows(try JPEGDecoder().decode(Array(photo[..<end]) + [0xFF, 0xD9], options: box, limits: DecodeLimits()))
