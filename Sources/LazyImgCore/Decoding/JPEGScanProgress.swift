@@ -6,7 +6,7 @@
 /// it arrives; a marker split between two arrivals is read when its second byte
 /// comes. Baseline, lossless and arithmetic files, and anything that is no JPEG,
 /// end the watch at once: their prefixes are rows from the top, not a whole picture.
-struct JPEGScanProgress {
+public struct JPEGScanProgress {
     private enum Phase {
         /// Between segments: the next bytes are a marker.
         case segments
@@ -21,11 +21,13 @@ struct JPEGScanProgress {
     private var offset = 0
     private var isProgressive = false
     /// Scans whose data ended before a marker other than EOI.
-    private(set) var completeScans = 0
+    public private(set) var completeScans = 0
+
+    public init() {}
 
     /// Reads what came since the last call. Returns where the complete scans end (the
     /// marker after the last one) when a scan completed in these bytes; else nil.
-    mutating func advance(over bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    public mutating func advance(over bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let before = completeScans
         var end = 0
         while phase != .done {

@@ -16,6 +16,13 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     /// 0.4.0, beside them on a site of progressive JPEGs (`--progressive`).
     case lazyimgWholeFiles = "lazyimg-whole"
     case lazyimgWithoutTargetWholeFiles = "lazyimg-no-target-whole"
+    /// lazyimg with preview_interval_ms = `previewIntervalMilliseconds`: cells show a
+    /// progressive JPEG's first scans while the rest comes (`--progressive`, and a box
+    /// larger than 1/8 of the photos, so that previews and not the DC-only fetch apply).
+    case lazyimgPreviews = "lazyimg-previews"
+
+    /// lazyimg-previews' interval (`--preview-ms`); Nuke's default is 500 ms.
+    nonisolated(unsafe) public static var previewIntervalMilliseconds = 250
 
     /// What a run compares on the fixed traces unless told otherwise.
     public static let standard: [LoaderKind] = [.lazyimg, .lazyimgWithoutTarget, .eager, .lazyTable, .suspendQueue]
@@ -37,6 +44,9 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     func makeLoader(urls: [String], visibleRows: Int, box: Int) throws(BenchError) -> ListLoader {
         switch self {
         case .lazyimg, .lazyimgWithoutRanges: try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box)
+        case .lazyimgPreviews:
+            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box,
+                                  previewIntervalMilliseconds: Self.previewIntervalMilliseconds)
         case .lazyimgWholeFiles:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, fetchesDCScansOnly: false)
         case .lazyimgWithoutTargetWholeFiles:

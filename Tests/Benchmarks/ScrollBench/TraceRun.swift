@@ -7,6 +7,10 @@ public struct TraceRun: Sendable {
     /// before that counts its whole rest, a lower bound, and is counted in `unfinished`.
     public var timeToVisible: [Double] = []
     public var unfinished = 0
+    /// As `timeToVisible`, to the frame where every visible row shows its final image
+    /// and no preview (the same as it for loaders without previews).
+    public var timeToFinal: [Double] = []
+    public var unfinishedFinal = 0
     /// Visible rows without their image, summed over frames: at rest, and in all frames.
     public var blankAtRest = 0
     public var blankOverall = 0
@@ -45,6 +49,8 @@ public struct TraceRun: Sendable {
     public mutating func merge(_ other: TraceRun) {
         timeToVisible += other.timeToVisible
         unfinished += other.unfinished
+        timeToFinal += other.timeToFinal
+        unfinishedFinal += other.unfinishedFinal
         blankAtRest += other.blankAtRest
         blankOverall += other.blankOverall
         hostNanoseconds += other.hostNanoseconds
@@ -61,6 +67,7 @@ public struct TraceRun: Sendable {
         tally.ticketEvents += other.tally.ticketEvents
         tally.unexpectedEvents += other.tally.unexpectedEvents
         tally.requestErrors += other.tally.requestErrors
+        tally.previews += other.tally.previews
         tally.usedScrollTarget = tally.usedScrollTarget || other.tally.usedScrollTarget
     }
 }
