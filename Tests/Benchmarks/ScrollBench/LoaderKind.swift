@@ -20,6 +20,7 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     /// progressive JPEG's first scans while the rest comes (`--progressive`, and a box
     /// larger than 1/8 of the photos, so that previews and not the DC-only fetch apply).
     case lazyimgPreviews = "lazyimg-previews"
+    case lazyimgWithoutTargetPreviews = "lazyimg-no-target-previews"
 
     /// lazyimg-previews' interval (`--preview-ms`); Nuke's default is 500 ms.
     nonisolated(unsafe) public static var previewIntervalMilliseconds = 250
@@ -46,6 +47,9 @@ public enum LoaderKind: String, CaseIterable, Sendable {
         case .lazyimg, .lazyimgWithoutRanges: try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box)
         case .lazyimgPreviews:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box,
+                                  previewIntervalMilliseconds: Self.previewIntervalMilliseconds)
+        case .lazyimgWithoutTargetPreviews:
+            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false,
                                   previewIntervalMilliseconds: Self.previewIntervalMilliseconds)
         case .lazyimgWholeFiles:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, fetchesDCScansOnly: false)

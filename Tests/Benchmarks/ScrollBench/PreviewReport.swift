@@ -8,23 +8,29 @@ public enum PreviewReport {
     /// and to the final images, ratios against LazyTable's TTV in the same run.
     public static func table(_ trace: ScrollTrace, _ runs: [TraceRun], command: String) -> String {
         let lazyTable = runs.first { $0.loader == LoaderKind.lazyTable.rawValue }
-        var table = TextTable(header: ["loader", "shown p50", "p95", "p50/LT", "final p50", "p95", "p50/LT", "unfin",
-                                       "KiB/img", "/LT", "previews"])
-        table.add(["", "ms", "ms", "", "ms", "ms", "", "shown/final", "shown", "", "events"])
+        var table = TextTable(header: ["loader", "1st shown", "final", "/LT", "TTV shown", "p95", "/LT", "TTV final",
+                                       "p95", "/LT", "unfin", "blank rest", "not final", "KiB/img", "/LT", "previews"])
+        table.add(["", "ms p50", "ms p50", "shown", "ms p50", "ms", "", "ms p50", "ms", "", "shown/final", "cell-fr",
+                   "cell-fr", "shown", "", "events"])
         for run in runs {
+            let first = percentile(run.firstScreenShown, 0.5), firstFinal = percentile(run.firstScreenFinal, 0.5)
             let shown = percentile(run.timeToVisible, 0.5), final = percentile(run.timeToFinal, 0.5)
             let baseline = lazyTable.map { percentile($0.timeToVisible, 0.5) }
+            let firstBaseline = lazyTable.map { percentile($0.firstScreenShown, 0.5) }
             table.add([
-                run.loader, fixed(shown, 0), fixed(percentile(run.timeToVisible, 0.95), 0),
-                baseline.map { ratio(shown, $0) } ?? "-",
+                run.loader, fixed(first, 0), fixed(firstFinal, 0), firstBaseline.map { ratio(first, $0) } ?? "-",
+                fixed(shown, 0), fixed(percentile(run.timeToVisible, 0.95), 0), baseline.map { ratio(shown, $0) } ?? "-",
                 fixed(final, 0), fixed(percentile(run.timeToFinal, 0.95), 0), baseline.map { ratio(final, $0) } ?? "-",
-                "\(run.unfinished)/\(run.unfinishedFinal)", fixed(run.kibibytesPerShownImage, 1),
+                "\(run.unfinished)/\(run.unfinishedFinal)", String(run.blankAtRest), String(run.notFinalAtRest),
+                fixed(run.kibibytesPerShownImage, 1),
                 lazyTable.map { ratio(run.kibibytesPerShownImage, $0.kibibytesPerShownImage) } ?? "-",
                 String(run.tally.previews),
             ])
         }
-        return "\(trace.name), previews: time from a settle to every visible cell showing a picture (shown) and its"
-            + " final image (final)\n    reproduce: \(command)\n" + table.render()
+        return "\(trace.name), previews: the first screen (before the list moves) and each settle, to every visible"
+            + " cell showing a picture (shown: a preview or the image) and its final image (final); /LT against"
+            + " LazyTable's time to its images; not final = visible cells at rest without their final image\n"
+            + "    reproduce: \(command)\n" + table.render()
     }
 
     /// Per number of scans: the prefix a preview of that many scans decodes, its size

@@ -11,6 +11,14 @@ public struct TraceRun: Sendable {
     /// and no preview (the same as it for loaders without previews).
     public var timeToFinal: [Double] = []
     public var unfinishedFinal = 0
+    /// The first screen, before the list first moves: ms from the first frame to
+    /// every visible row showing a picture, and its final image (nil: not before it
+    /// moved). One entry per round.
+    public var firstScreenShown: [Double] = []
+    public var firstScreenFinal: [Double] = []
+    /// Visible rows at rest without their final image (a preview or nothing), summed
+    /// over frames.
+    public var notFinalAtRest = 0
     /// Visible rows without their image, summed over frames: at rest, and in all frames.
     public var blankAtRest = 0
     public var blankOverall = 0
@@ -51,6 +59,9 @@ public struct TraceRun: Sendable {
         unfinished += other.unfinished
         timeToFinal += other.timeToFinal
         unfinishedFinal += other.unfinishedFinal
+        firstScreenShown += other.firstScreenShown
+        firstScreenFinal += other.firstScreenFinal
+        notFinalAtRest += other.notFinalAtRest
         blankAtRest += other.blankAtRest
         blankOverall += other.blankOverall
         hostNanoseconds += other.hostNanoseconds

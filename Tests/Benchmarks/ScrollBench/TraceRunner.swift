@@ -19,6 +19,8 @@ struct TraceRunner {
         var settledAt: Int64?
         /// The same settle, until every visible row shows its final image.
         var settledForFinalAt: Int64?
+        /// Before the list first moves: the first screen's load.
+        var firstScreen = true
         var frameStart: Int64 = 0
         let start = monotonicNanoseconds()
         for (index, frame) in trace.frames.enumerated() {
@@ -47,8 +49,15 @@ struct TraceRunner {
                 if !loader.isShowingFinalImage(row: row) { notFinal += 1 }
             }
             result.blankOverall += blank
+            if frame.motion != .idle { firstScreen = false }
+            if firstScreen {
+                let elapsed = Double(frameStart - start) / 1e6
+                if blank == 0, result.firstScreenShown.isEmpty { result.firstScreenShown.append(elapsed) }
+                if notFinal == 0, result.firstScreenFinal.isEmpty { result.firstScreenFinal.append(elapsed) }
+            }
             if frame.motion == .idle {
                 result.blankAtRest += blank
+                result.notFinalAtRest += notFinal
                 if previousMotion != .idle { (settledAt, settledForFinalAt) = (frameStart, frameStart) }
                 if let settled = settledAt, blank == 0 {
                     result.timeToVisible.append(Double(frameStart - settled) / 1e6)

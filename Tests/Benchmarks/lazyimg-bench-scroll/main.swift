@@ -171,7 +171,7 @@ do {
         merged[key] = runs
         print(note + BenchReport.traceTable(trace, runs, rounds: rounds, command: reproduce(selection)) + "\n")
         if printByMotion { print(BenchReport.motionTable(trace, runs) + "\n") }
-        if kinds.contains(.lazyimgPreviews) { print(PreviewReport.table(trace, runs, command: reproduce(selection)) + "\n") }
+        if kinds.contains(.lazyimgPreviews) || kinds.contains(.lazyimgWithoutTargetPreviews) { print(PreviewReport.table(trace, runs, command: reproduce(selection)) + "\n") }
         fflush(nil)  // each table as it comes, also into a file
         for kind in [LoaderKind.lazyimg, .lazyimgWithoutTarget] where printWastedRows {
             guard let run = byKind[kind], !run.wastedRequestLog.isEmpty else { continue }
@@ -196,7 +196,8 @@ do {
         }
     }
     if progressive { print(DCScanQuality.table(images, boxes: [box], command: reproduce("--traces none")) + "\n") }
-    if progressive, explicitKinds?.contains(.lazyimgPreviews) == true {
+    if progressive, let explicitKinds, explicitKinds.contains(.lazyimgPreviews)
+        || explicitKinds.contains(.lazyimgWithoutTargetPreviews) {
         print(PreviewReport.qualityTable(images, box: box, command: reproduce("--traces none")) + "\n")
     }
     let cost = measureHitCost ? try bench.measureHitCost() : nil
