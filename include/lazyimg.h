@@ -557,29 +557,43 @@ typedef struct lazyimg_config {
                                       animation buffers up to this many bytes of
                                       decoded frames ahead of the one shown (at
                                       least two frames). See "animations" */
-    uint32_t fetch_dc_scans_only;  /* Since 0.4.0. 1 (default): a progressive JPEG
-                                      that fills the box from 1/8 of its size (a
-                                      768x512 photo in 96 px or less) is fetched
-                                      only up to its DC scans, when its server
-                                      serves byte ranges: the first request asks
-                                      for the file's start with Range (16 KiB, or
-                                      sized from that server's earlier files),
-                                      more follows as the scan headers say, and
-                                      the image shown is the final one for this
-                                      box, decoded from those bytes (a few KiB of
-                                      a 60-110 KiB file). A loader with a larger
-                                      box for the URL, in the same session,
-                                      continues that download (Range with
-                                      If-Range). The disk cache keeps such an
-                                      image as this box's thumbnail only, never as
-                                      the original. On a server of baseline
-                                      files, each file started before its first
-                                      answer costs one extra request; the files
-                                      after come whole. Only with
-                                      output = LAZYIMG_OUTPUT_PIXELS and a box
-                                      (target_width or target_height set).
-                                      0 = fetch every file whole. See
-                                      docs/network.md */
+    uint32_t fetch_first_pass_only; /* Since 0.4.0. 1 (default): a file whose
+                                      first pass fills the box is fetched only
+                                      up to that pass, when its server serves
+                                      byte ranges. The first pass is a
+                                      progressive JPEG's DC scans, when the JPEG
+                                      fills the box from 1/8 of its size (a
+                                      768x512 photo in 96 px or less), or an
+                                      interlaced PNG's first Adam7 pass, every
+                                      8th pixel of every 8th row, when that
+                                      ceil(w/8) x ceil(h/8) image covers the box
+                                      (the same sizes). The first request asks
+                                      for the file's start with Range (16 KiB,
+                                      or sized from that server's earlier
+                                      files), more follows as the JPEG's scan
+                                      headers say or as the PNG's pass-1 rows so
+                                      far suggest, and the image shown is the
+                                      final one for this box, decoded from those
+                                      bytes (a few KiB of a 60-110 KiB JPEG;
+                                      about 2% of an interlaced PNG photo). A
+                                      PNG's pass 1 is a point sample, not an
+                                      average as a DC is: fine detail aliases
+                                      (docs/performance.md gives the PSNR). A
+                                      loader with a larger box for the URL, in
+                                      the same session, continues that download
+                                      (Range with If-Range). The disk cache
+                                      keeps such an image as this box's
+                                      thumbnail only, never as the original. On
+                                      a server of baseline JPEGs or non-
+                                      interlaced PNGs, each file started before
+                                      its first answer costs one extra request
+                                      and no extra byte; the files after come
+                                      whole. Only with output =
+                                      LAZYIMG_OUTPUT_PIXELS and a box
+                                      (target_width or target_height set). 0 =
+                                      fetch every file whole. Renamed from
+                                      fetch_dc_scans_only, which no release had.
+                                      See docs/network.md */
     uint32_t preview_interval_ms;  /* Since 0.4.0. 0 (default): no previews, as
                                       before. N: a progressive JPEG downloading
                                       for a visible row (or one where a fling
@@ -594,7 +608,7 @@ typedef struct lazyimg_config {
                                       per preview, and only a slow link gains by
                                       it: see docs/performance.md for when it
                                       pays. Baseline JPEGs, other formats, a box
-                                      served by fetch_dc_scans_only and
+                                      served by fetch_first_pass_only and
                                       output = LAZYIMG_OUTPUT_ENCODED give none.
                                       Nuke's progressiveDecodingInterval is
                                       500 ms */
@@ -1084,11 +1098,11 @@ typedef struct lazyimg_stats {
                                       bytes, and the next download of the URL
                                       asked only for the rest (Range, answered
                                       206); also the start of a progressive JPEG
-                                      fetched for a small box (see
-                                      fetch_dc_scans_only) that a larger box
-                                      continued, or that answered another small
-                                      box without a request. Not counted in
-                                      bytes_downloaded */
+                                      or interlaced PNG fetched for a small box
+                                      (see fetch_first_pass_only) that a larger
+                                      box continued, or that answered another
+                                      small box without a request. Not counted
+                                      in bytes_downloaded */
     uint64_t frames_decoded;       /* animation frames decoded into a buffer */
     uint64_t animation_bytes;      /* now: what the animations' frames and canvases
                                       hold, part of memory_cache_bytes */

@@ -36,7 +36,7 @@ enum FuzzTarget: String, CaseIterable {
         switch self {
         case .jpeg:
             _ = try? JPEGDecoder().decode(bytes, options: options, limits: Self.limits)
-            // The start a small box's download ends at (fetch_dc_scans_only), decoded as the loader does.
+            // The start a small box's download ends at (fetch_first_pass_only), decoded as the loader does.
             if case .suffice(let end) = JPEGDCScans.examine(bytes, for: options) {
                 _ = try? JPEGDecoder().decode(JPEGDCScans.decodable(bytes, upTo: end), options: options, limits: Self.limits)
             }

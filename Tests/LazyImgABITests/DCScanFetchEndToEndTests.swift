@@ -3,7 +3,7 @@ import CLazyImgHeader
 import TestSupport
 import XCTest
 
-/// fetch_dc_scans_only through the C API: libcurl against a loopback server of byte
+/// fetch_first_pass_only through the C API: libcurl against a loopback server of byte
 /// ranges, a progressive JPEG made by TurboJPEG.
 final class DCScanFetchEndToEndTests: XCTestCase {
     private var server: HTTPTestServer!
@@ -26,7 +26,7 @@ final class DCScanFetchEndToEndTests: XCTestCase {
     }
 
     func testZeroFetchesTheWholeFile() throws {
-        let host = try CHost { $0.target_width = 64; $0.target_height = 64; $0.fetch_dc_scans_only = 0 }
+        let host = try CHost { $0.target_width = 64; $0.target_height = 64; $0.fetch_first_pass_only = 0 }
         XCTAssertEqual(show(host), [64, 43])
         XCTAssertNil(server.requests("/p.jpg").first?.header("Range"))
         XCTAssertEqual(host.stats().bytes_downloaded, UInt64(photo.count))
@@ -35,7 +35,7 @@ final class DCScanFetchEndToEndTests: XCTestCase {
     func testTheDefaultIsOn() {
         var config = lazyimg_config()
         lazyimg_config_init(&config)
-        XCTAssertEqual(config.fetch_dc_scans_only, 1)
+        XCTAssertEqual(config.fetch_first_pass_only, 1)
     }
 
     private func show(_ host: CHost) -> [UInt32] {

@@ -26,7 +26,7 @@ final class DCScanFetchTests: XCTestCase {
         let whole = try decoder.decode(photo, options: box, limits: DecodeLimits())
         XCTAssertEqual([start.width, start.height], [whole.width, whole.height])
         XCTAssertFalse(start.isDamaged)
-        XCTAssertGreaterThan(psnr(start, whole), 45, "the DC values as they are, not smoothed")
+        XCTAssertGreaterThan(FirstPassFetch.psnr(start, whole), 45, "the DC values as they are, not smoothed")
     }
 
     func testBaselineLargerBoxesAndOtherFilesNeedTheWholeFile() {
@@ -46,17 +46,17 @@ final class DCScanFetchTests: XCTestCase {
         defer { server.stop() }
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"")
         let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
-        let list = try loader(session: session, box: 64)
+        let list = try FirstPassFetch.loader(session: session, box: 64)
         defer { try? list.0.shutdown() }
-        let image = try show(server.url("/p.jpg"), in: list)
+        let image = try FirstPassFetch.show(server.url("/p.jpg"), in: list)
         XCTAssertEqual([image.width, image.height], [64, 43])
         XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)"])
         let listStats = list.0.stats
         XCTAssertEqual(listStats.bytesDownloaded, UInt64(CurlTransfer.firstRangeBytes))
 
-        let detail = try loader(session: session, box: 512)
+        let detail = try FirstPassFetch.loader(session: session, box: 512)
         defer { try? detail.0.shutdown() }
-        let large = try show(server.url("/p.jpg"), in: detail)
+        let large = try FirstPassFetch.show(server.url("/p.jpg"), in: detail)
         XCTAssertEqual(large.width, 512)
         let asked = server.requests("/p.jpg").last
         XCTAssertEqual(asked?.header("Range"), "bytes=\(CurlTransfer.firstRangeBytes)-")
@@ -82,7 +82,7 @@ final class DCScanFetchTests: XCTestCase {
         defer { server.stop() }
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", gated: true)
         let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
-        let list = try loader(session: session, box: 64), detail = try loader(session: session, box: 512)
+        let list = try FirstPassFetch.loader(session: session, box: 64), detail = try FirstPassFetch.loader(session: session, box: 512)
         defer {
             try? list.0.shutdown()
             try? detail.0.shutdown()
@@ -94,8 +94,8 @@ final class DCScanFetchTests: XCTestCase {
         }
         XCTAssertTrue(server.waitForHits("/p.jpg", count: 1, timeoutMilliseconds: 10_000))
         server.release("/p.jpg")
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
-        let large = try show(server.url("/p.jpg"), in: detail)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: list).width, 64)
+        let large = try FirstPassFetch.show(server.url("/p.jpg"), in: detail)
         let whole = try JPEGDecoder().decode(photo, options: DecodeOptions(target: TargetSize(width: 512, height: 512)),
                                              limits: DecodeLimits())
         XCTAssertTrue(Array(large.row(100)) == Array(whole.row(100)))
@@ -117,9 +117,9 @@ final class DCScanFetchTests: XCTestCase {
         defer { server.stop() }
         let large = makeNoiseJPEG(width: 2048, height: 2048, quality: 80, progressive: true)
         server.serveRanges("/l.jpg", body: large, validator: "\"l1\"")
-        let list = try loader(box: 64)
+        let list = try FirstPassFetch.loader(box: 64)
         defer { try? list.0.shutdown() }
-        let image = try show(server.url("/l.jpg"), in: list)
+        let image = try FirstPassFetch.show(server.url("/l.jpg"), in: list)
         XCTAssertEqual(image.width, 64)
         let ranges = server.requests("/l.jpg").map { $0.header("Range") ?? "" }
         XCTAssertGreaterThan(ranges.count, 1, "\(ranges)")
@@ -135,9 +135,9 @@ final class DCScanFetchTests: XCTestCase {
         defer { server.stop() }
         let baseline = makeNoiseJPEG(width: 768, height: 512, quality: 80)
         server.serveRanges("/b.jpg", body: baseline, validator: "\"b1\"")
-        let list = try loader(box: 64)
+        let list = try FirstPassFetch.loader(box: 64)
         defer { try? list.0.shutdown() }
-        let image = try show(server.url("/b.jpg"), in: list)
+        let image = try FirstPassFetch.show(server.url("/b.jpg"), in: list)
         let whole = try JPEGDecoder().decode(baseline, options: DecodeOptions(target: TargetSize(width: 64, height: 64)),
                                              limits: DecodeLimits())
         XCTAssertTrue(Array(image.row(20)) == Array(whole.row(20)))
@@ -154,18 +154,18 @@ final class DCScanFetchTests: XCTestCase {
             server.serveRanges("/\(index).jpg", body: makeNoiseJPEG(width: 768, height: 512, seed: UInt64(seed), quality: 80),
                                validator: "\"b\(index)\"")
         }
-        let list = try loader(box: 64)
+        let list = try FirstPassFetch.loader(box: 64)
         defer { try? list.0.shutdown() }
-        for index in 0..<3 { XCTAssertEqual(try show(server.url("/\(index).jpg"), in: list).width, 64) }
+        for index in 0..<3 { XCTAssertEqual(try FirstPassFetch.show(server.url("/\(index).jpg"), in: list).width, 64) }
         XCTAssertEqual(server.requests("/0.jpg").count, 2, "the start, then the rest")
         XCTAssertEqual(server.requests("/1.jpg").map { $0.header("Range") }, [nil])
         XCTAssertEqual(server.requests("/2.jpg").map { $0.header("Range") }, [nil])
         // A progressive file fetched whole turns the site back: the next asks for its start.
         server.serveRanges("/3.jpg", body: photo, validator: "\"p3\"")
         server.serveRanges("/4.jpg", body: photo, validator: "\"p4\"")
-        XCTAssertEqual(try show(server.url("/3.jpg"), in: list).width, 64)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/3.jpg"), in: list).width, 64)
         XCTAssertEqual(server.requests("/3.jpg").map { $0.header("Range") }, [nil])
-        XCTAssertEqual(try show(server.url("/4.jpg"), in: list).width, 64)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/4.jpg"), in: list).width, 64)
         let end = try XCTUnwrap({ if case .suffice(let end) = JPEGDCScans.examine(photo, for: DecodeOptions(
             target: TargetSize(width: 64, height: 64))) { end } else { nil } }())
         XCTAssertEqual(server.requests("/4.jpg").map { $0.header("Range") }, ["bytes=0-\(end + end / 4 + 512 - 1)"],
@@ -176,9 +176,9 @@ final class DCScanFetchTests: XCTestCase {
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", ranges: .ignore)
-        let list = try loader(box: 64)
+        let list = try FirstPassFetch.loader(box: 64)
         defer { try? list.0.shutdown() }
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: list).width, 64)
         XCTAssertEqual(server.hits("/p.jpg"), 1)
         XCTAssertEqual(list.0.stats.bytesDownloaded, UInt64(photo.count))
     }
@@ -187,19 +187,19 @@ final class DCScanFetchTests: XCTestCase {
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", ranges: .misplace(by: 7))
-        let list = try loader(box: 64)
+        let list = try FirstPassFetch.loader(box: 64)
         defer { try? list.0.shutdown() }
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: list).width, 64)
         XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)", nil])
     }
 
-    func testFetchingDCScansOnlyCanBeTurnedOff() throws {
+    func testFetchingTheDCScansOnlyCanBeTurnedOff() throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"")
-        let list = try loader(box: 64) { $0.fetchesDCScansOnly = false }
+        let list = try FirstPassFetch.loader(box: 64) { $0.fetchesFirstPassOnly = false }
         defer { try? list.0.shutdown() }
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: list).width, 64)
         XCTAssertEqual(server.requests("/p.jpg").map { $0.header("Range") }, [nil])
         XCTAssertEqual(list.0.stats.bytesDownloaded, UInt64(photo.count))
     }
@@ -208,27 +208,13 @@ final class DCScanFetchTests: XCTestCase {
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", headers: ["Cache-Control: max-age=600"])
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        func diskLoader(_ box: Int) throws -> (ImageLoader, EventLog) {
-            try loader(box: box) { $0.diskCacheDirectory = directory.path }
-        }
-        do {
-            let list = try diskLoader(64)
-            XCTAssertEqual(try show(server.url("/p.jpg"), in: list).width, 64)
-            try list.0.shutdown()
-        }
-        let again = try diskLoader(64)
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: again).width, 64)
-        XCTAssertEqual(again.0.stats.diskHits, 1, "its box's thumbnail")
-        try again.0.shutdown()
-        let hits = server.hits("/p.jpg")
-        let detail = try diskLoader(512)
-        defer { try? detail.0.shutdown() }
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: detail).width, 512)
-        XCTAssertEqual(detail.0.stats.diskHits, 0, "the start is no original for a larger box")
+        let trip = try FirstPassFetch.diskRoundTrip(server, "/p.jpg", small: 64, large: 512)
+        XCTAssertEqual(trip.again.width, 64)
+        XCTAssertEqual(trip.againStats.diskHits, 1, "its box's thumbnail")
+        XCTAssertEqual(trip.large.width, 512)
+        XCTAssertEqual(trip.largeStats.diskHits, 0, "the start is no original for a larger box")
         // A new network: no start kept, and nothing learnt of the site for 512 px yet.
-        XCTAssertEqual(server.requests("/p.jpg").dropFirst(hits).map { $0.header("Range") },
+        XCTAssertEqual(server.requests("/p.jpg").dropFirst(trip.requestsBeforeLarge).map { $0.header("Range") },
                        ["bytes=0-\(CurlTransfer.firstRangeBytes - 1)", "bytes=\(CurlTransfer.firstRangeBytes)-"])
     }
 
@@ -240,13 +226,13 @@ final class DCScanFetchTests: XCTestCase {
     private func showAt64Then96(_ server: HTTPTestServer, forgettingBetween forget: Bool) throws -> LoaderStats {
         server.serveRanges("/p.jpg", body: photo, validator: "\"p1\"", headers: ["Cache-Control: no-store"])
         let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
-        let first = try loader(session: session, box: 64)
+        let first = try FirstPassFetch.loader(session: session, box: 64)
         defer { try? first.0.shutdown() }
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: first).width, 64)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: first).width, 64)
         if forget { try first.0.removeFromDiskCache(url: ImageURL(server.url("/p.jpg"))) }
-        let second = try loader(session: session, box: 96)
+        let second = try FirstPassFetch.loader(session: session, box: 96)
         defer { try? second.0.shutdown() }
-        XCTAssertEqual(try show(server.url("/p.jpg"), in: second).width, 96)
+        XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: second).width, 96)
         return second.0.stats
     }
 
@@ -254,44 +240,6 @@ final class DCScanFetchTests: XCTestCase {
         guard case .needMore(let upTo) = JPEGDCScans.examine(Array(photo[..<have]), for: DecodeOptions(
             target: TargetSize(width: 96, height: 96))) else { return -1 }
         return upTo
-    }
-
-    private func loader(session: ImageSession? = nil, box: Int, _ change: (inout LoaderConfiguration) -> Void = { _ in })
-        throws -> (ImageLoader, EventLog) {
-        var config = LoaderConfiguration()
-        config.session = session
-        config.target = TargetSize(width: box, height: box)
-        config.decodeThreads = 1
-        change(&config)
-        let log = EventLog()
-        return (try ImageLoader(configuration: config) { log.record($0) }, log)
-    }
-
-    private func show(_ url: String, in loader: (ImageLoader, EventLog), file: StaticString = #filePath,
-                      line: UInt = #line) throws -> DecodedImage {
-        try loader.0.setItems([url])
-        try loader.0.setVisibleRange(first: 0, count: 1)
-        let answer = try loader.0.request(row: 0)
-        if let image = answer.image { return image }
-        let ticket = try XCTUnwrap(answer.ticket, file: file, line: line)
-        while loader.1.events(for: ticket).isEmpty {
-            guard try loader.0.waitForEvents(milliseconds: 10_000) else { break }
-            _ = loader.0.dispatch(max: 0)
-        }
-        let event = try XCTUnwrap(loader.1.events(for: ticket).first, "no event", file: file, line: line)
-        return try XCTUnwrap(event.image, "\(String(describing: event.error)) \(event.message)", file: file, line: line)
-    }
-
-    /// Peak signal to noise over R, G and B, in dB.
-    private func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
-        var squares = 0.0, count = 0.0
-        for y in 0..<a.height {
-            for (index, (p, q)) in zip(a.row(y), b.row(y)).enumerated() where index % 4 != 3 {
-                squares += Double((Int(p) - Int(q)) * (Int(p) - Int(q)))
-                count += 1
-            }
-        }
-        return squares == 0 ? .infinity : 10 * log10(255 * 255 / (squares / count))
     }
 }
 #endif

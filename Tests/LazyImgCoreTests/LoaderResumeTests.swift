@@ -43,7 +43,7 @@ final class LoaderResumeTests: XCTestCase {
         config.decodeThreads = 1
         config.target = TargetSize(width: 64, height: 0)
         // The first request whole: a Range for the start would move the stall.
-        config.fetchesDCScansOnly = false
+        config.fetchesFirstPassOnly = false
         let log = EventLog()
         let loader = try ImageLoader(configuration: config, transport: transport) { log.record($0) }
         defer { try? loader.shutdown() }

@@ -46,3 +46,45 @@ public func zlibBomb(inflatingTo count: Int) -> [UInt8] {
 private func be32(_ value: Int) -> [UInt8] {
     [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
 }
+
+/// Where the first IDAT chunk of `png` starts (its length field); nil when none does.
+public func firstPNGChunk(_ type: String, in png: [UInt8]) -> Int? {
+    var offset = 8
+    while offset + 8 <= png.count {
+        if png[(offset + 4)..<(offset + 8)].elementsEqual(type.utf8) { return offset }
+        offset += 12 + pngChunkLength(png, at: offset)
+    }
+    return nil
+}
+
+private func pngChunkLength(_ png: [UInt8], at offset: Int) -> Int {
+    (0..<4).reduce(0) { $0 << 8 | Int(png[offset + $1]) }
+}
+
+/// `png` with an IHDR that declares other sides, its CRC made to match.
+public func withPNGSize(_ png: [UInt8], width: Int, height: Int) -> [UInt8] {
+    var bytes = png
+    for i in 0..<4 {
+        bytes[16 + i] = UInt8(truncatingIfNeeded: width >> (24 - 8 * i))
+        bytes[20 + i] = UInt8(truncatingIfNeeded: height >> (24 - 8 * i))
+    }
+    return withMatchingPNGCRC(bytes, chunkAt: 8)
+}
+
+/// `png` with the CRC of the chunk at `offset` made to match its bytes.
+public func withMatchingPNGCRC(_ png: [UInt8], chunkAt offset: Int) -> [UInt8] {
+    var bytes = png
+    let end = offset + 8 + pngChunkLength(png, at: offset)
+    let crc = pngCRC(bytes[(offset + 4)..<end])
+    for i in 0..<4 { bytes[end + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * i)) }
+    return bytes
+}
+
+/// `png` with its first IDAT's first `count` bytes of data garbled (0xFF: no zlib
+/// stream starts so) and its CRC matching: damage only the decoder can see.
+public func withGarbledPNGImageData(_ png: [UInt8], count: Int = 32) -> [UInt8] {
+    guard let idat = firstPNGChunk("IDAT", in: png) else { return png }
+    var bytes = png
+    for i in (idat + 8)..<min(idat + 8 + count, idat + 8 + pngChunkLength(png, at: idat)) { bytes[i] = 0xFF }
+    return withMatchingPNGCRC(bytes, chunkAt: idat)
+}

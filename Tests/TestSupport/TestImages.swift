@@ -190,8 +190,9 @@ public func noiseBytes(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
 }
 
 /// An RGB PNG of noise: incompressible, so the file is about width x height x 3
-/// bytes (3000 x 3000 makes 27 MB), for tests of large bodies.
-public func makeNoisePNG(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
+/// bytes (3000 x 3000 makes 27 MB), for tests of large bodies; interlaced (Adam7)
+/// for tests of a start's passes.
+public func makeNoisePNG(width: Int, height: Int, seed: UInt64 = 1, interlaced: Bool = false) -> [UInt8] {
     let raw = noiseRGB(width: width, height: height, seed: seed)
     guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { return [] }
     defer { spng_ctx_free(context) }
@@ -200,7 +201,7 @@ public func makeNoisePNG(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
     spng_set_option(context, SPNG_IMG_COMPRESSION_LEVEL, 1)
     var header = spng_ihdr(width: UInt32(width), height: UInt32(height), bit_depth: 8,
                            color_type: UInt8(SPNG_COLOR_TYPE_TRUECOLOR.rawValue), compression_method: 0,
-                           filter_method: 0, interlace_method: 0)
+                           filter_method: 0, interlace_method: interlaced ? 1 : 0)
     guard spng_set_ihdr(context, &header) == 0,
           spng_encode_image(context, raw, raw.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue)) == 0
     else { return [] }

@@ -6,19 +6,15 @@
 /// progressive file at 1/8 for the box, the bytes up to the end of those scans
 /// (`decodable`) decode to the picture the whole file would give there, short of the
 /// DC bits a later refinement scan (Ah > 0) would add.
+///
+/// Verdicts (`FirstPass.Verdict`): `.suffice(end:)`, the first `end` bytes hold every
+/// DC scan, and those bytes with an EOI decode for the box; `.needMore(upTo:)`, the
+/// DC scans go on past the bytes present (a guess from the frame's size when its
+/// header has come, else a larger start); `.needWholeFile`, baseline,
+/// arithmetic-coded, decoded at more than 1/8, an unusual scan order, or not a JPEG
+/// the markers can follow.
 public enum JPEGDCScans {
-    public enum Verdict: Equatable, Sendable {
-        /// The first `end` bytes hold every DC scan: those bytes and an EOI decode
-        /// for the box.
-        case suffice(end: Int)
-        /// A progressive file decoded at 1/8 for the box whose DC scans go on past the
-        /// bytes present: about `upTo` bytes should hold them (a guess from the frame's
-        /// size when its header has come, else a larger start).
-        case needMore(upTo: Int)
-        /// The box needs the whole file: baseline, arithmetic-coded, decoded at more
-        /// than 1/8, an unusual scan order, or not a JPEG the markers can follow.
-        case needWholeFile
-    }
+    public typealias Verdict = FirstPass.Verdict
 
     /// The file to decode for a `.suffice(end:)` verdict: the start, ended as
     /// `JPEGZeroACScans` ends it.

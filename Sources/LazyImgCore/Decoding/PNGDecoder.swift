@@ -25,7 +25,7 @@ public final class PNGDecoder: ImageDecoding {
             guard !bytes.isEmpty else { throw .decode }
             var filter = PNGChunkFilter(bytes)
             return try withUnsafeMutablePointer(to: &filter) { (filter) throws(LoaderError) -> DecodedImage in
-                try check(spng_set_png_stream(context, { _, user, destination, count in
+                try Self.check(spng_set_png_stream(context, { _, user, destination, count in
                     PNGChunkFilter.read(user, destination, count)
                 }, filter))
                 let image = try decode(context, options: options, limits: limits)
@@ -38,15 +38,9 @@ public final class PNGDecoder: ImageDecoding {
 
     private func decode(_ context: OpaquePointer, options: DecodeOptions,
                         limits: DecodeLimits) throws(LoaderError) -> DecodedImage {
-        // A side longer than the pixel budget can never pass the check below.
-        let maxSide = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
-        try check(spng_set_image_limits(context, maxSide, maxSide))
-        try check(spng_set_chunk_limits(context, Self.maxChunkBytes, Self.maxCachedChunkBytes))
-        // A corrupt file should fail, not decode into plausible-looking noise.
-        try check(spng_set_crc_action(context, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
-
+        try Self.setLimits(context, limits)
         var header = spng_ihdr()
-        try check(spng_get_ihdr(context, &header))
+        try Self.check(spng_get_ihdr(context, &header))
         let sourceWidth = Int(header.width), sourceHeight = Int(header.height)
         guard sourceWidth > 0, sourceHeight > 0 else { throw .decode }
         // Both sides are below 2^31 (libspng checks), so the product fits in Int.
@@ -54,7 +48,7 @@ public final class PNGDecoder: ImageDecoding {
         let interlaced = header.interlace_method != 0
         let format = Int32(SPNG_FMT_RGBA8.rawValue)
         var byteCount = 0
-        try check(spng_decoded_image_size(context, format, &byteCount))
+        try Self.check(spng_decoded_image_size(context, format, &byteCount))
         guard case (let expected, false) = (sourceWidth * sourceHeight).multipliedReportingOverflow(by: 4),
               byteCount == expected
         else { throw .decode }
@@ -63,7 +57,7 @@ public final class PNGDecoder: ImageDecoding {
                                       options: options)
         let builder = DecodedImageBuilder(geometry: geometry, format: options.format, sourceWidth: sourceWidth,
                                           sourceHeight: sourceHeight, isAnimated: false,
-                                          opaque: isOpaque(context, header))
+                                          opaque: Self.isOpaque(context, header))
         let working = Self.workingBytes(width: sourceWidth, height: sourceHeight, interlaced: interlaced)
             .addingSaturating(builder.cropScratchBytes())
         if let refusal = limits.workingMemoryRefusal("\(interlaced ? "interlaced " : "")PNG of \(sourceWidth)x\(sourceHeight)",
@@ -82,9 +76,19 @@ public final class PNGDecoder: ImageDecoding {
             (destination, stride) throws(LoaderError) in
             // libspng writes rows back to back, which the builder's buffers are.
             guard stride == sourceWidth * 4 else { throw .decode }
-            try check(spng_decode_image(context, destination, byteCount, format, flags))
+            try Self.check(spng_decode_image(context, destination, byteCount, format, flags))
             try checkTrailingChunks(context)
         }
+    }
+
+    /// The limits every libspng context here decodes under.
+    static func setLimits(_ context: OpaquePointer, _ limits: DecodeLimits) throws(LoaderError) {
+        // A side longer than the pixel budget can never pass the pixel check.
+        let maxSide = UInt32(clamping: max(1, min(limits.maxPixels, Int(Int32.max))))
+        try check(spng_set_image_limits(context, maxSide, maxSide))
+        try Self.check(spng_set_chunk_limits(context, maxChunkBytes, maxCachedChunkBytes))
+        // A corrupt file should fail, not decode into plausible-looking noise.
+        try Self.check(spng_set_crc_action(context, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
     }
 
     /// What a decode holds besides its result. Rows: libspng's current and previous
@@ -102,14 +106,14 @@ public final class PNGDecoder: ImageDecoding {
     /// (libspng's progressive mode), passing each row on as it is made.
     private func decodeRows(_ context: OpaquePointer, width: Int, format: Int32, flags: Int32,
                             into addRow: (UnsafeRawPointer) -> Void) throws(LoaderError) {
-        try check(spng_decode_image(context, nil, 0, format, flags | Int32(SPNG_DECODE_PROGRESSIVE.rawValue)))
+        try Self.check(spng_decode_image(context, nil, 0, format, flags | Int32(SPNG_DECODE_PROGRESSIVE.rawValue)))
         let rowBytes = width * 4
         let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
         defer { row.deallocate() }
         while true {
             // The last row comes with SPNG_EOI rather than 0.
             let code = spng_decode_row(context, row, rowBytes)
-            guard code == 0 || code == Int32(SPNG_EOI.rawValue) else { try check(code); return }
+            guard code == 0 || code == Int32(SPNG_EOI.rawValue) else { try Self.check(code); return }
             addRow(row)
             if code != 0 { break }
         }
@@ -118,7 +122,7 @@ public final class PNGDecoder: ImageDecoding {
 
     /// Whether every decoded alpha is 255: no alpha channel and no tRNS chunk (which
     /// comes before the image data; libspng reads up to the first IDAT to answer).
-    private func isOpaque(_ context: OpaquePointer, _ header: spng_ihdr) -> Bool {
+    static func isOpaque(_ context: OpaquePointer, _ header: spng_ihdr) -> Bool {
         let colorType = Int32(header.color_type)
         guard colorType == Int32(SPNG_COLOR_TYPE_GRAYSCALE.rawValue)
                 || colorType == Int32(SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
@@ -132,11 +136,11 @@ public final class PNGDecoder: ImageDecoding {
     /// IDAT's CRC or anything after it; reading on to IEND makes a bad CRC or a cut-off
     /// file an error, as PngSuite's xcsn0g01 expects.
     private func checkTrailingChunks(_ context: OpaquePointer) throws(LoaderError) {
-        try check(spng_decode_chunks(context))
+        try Self.check(spng_decode_chunks(context))
     }
 
     /// Maps a libspng return code to the loader's errors.
-    private func check(_ code: Int32) throws(LoaderError) {
+    static func check(_ code: Int32) throws(LoaderError) {
         switch code {
         case 0:
             return

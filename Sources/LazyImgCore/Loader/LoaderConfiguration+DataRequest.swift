@@ -18,7 +18,7 @@ extension LoaderConfiguration {
         request.accept = ImageFormat.acceptHeader
         // Pixels in a box: the network may stop at a progressive JPEG's DC scans. The
         // host that decodes itself gets whole files.
-        if fetchesDCScansOnly, output == .pixels, target != .original { request.dcScansBox = decodeOptions }
+        if fetchesFirstPassOnly, output == .pixels, target != .original { request.firstPassBox = decodeOptions }
         return request
     }
 }

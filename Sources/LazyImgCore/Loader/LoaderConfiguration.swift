@@ -67,10 +67,11 @@ public struct LoaderConfiguration: Sendable {
     /// When the network fails (or the server answers 5xx), answer with a stale disk
     /// copy instead of the error.
     public var serveStaleOnError = true
-    /// A box that a progressive JPEG fills from DCT scale 1/8 gets only the file's
-    /// start, up to its DC scans, when the server serves byte ranges (`JPEGDCScans`);
-    /// false fetches every file whole.
-    public var fetchesDCScansOnly = true
+    /// A box that a progressive JPEG fills from DCT scale 1/8, or an interlaced PNG's
+    /// first Adam7 pass covers, gets only the file's start, up to its DC scans or that
+    /// pass, when the server serves byte ranges (`FirstPass`); false fetches every
+    /// file whole.
+    public var fetchesFirstPassOnly = true
     /// 0: no previews. Else a progressive JPEG downloading for a visible row (or one
     /// of the landing zone) gives a preview event, its scans so far at the box, at
     /// most this often (`Scheduler+Previews`).

@@ -55,7 +55,7 @@ extension SchedulerLoop {
         let request = configuration.dataRequest(for: key.url)
         var metadata: HTTPCacheMetadata
         switch origin {
-        case .network, .dcScans:
+        case .network, .firstPass:
             guard HTTPCacheMetadata.allowsStoring(headers) else { return }
             metadata = HTTPCacheMetadata(headers: headers, now: HTTPCacheMetadata.now)
             metadata.selectingHeaders = HTTPCacheMetadata.selectingHeaders(vary: headers.vary, of: request)
@@ -64,7 +64,7 @@ extension SchedulerLoop {
         case .stale:
             return
         }
-        if origin != .dcScans { diskCache.store(DiskCache.Key(request: request), body: bytes, metadata: metadata) }
+        if origin != .firstPass { diskCache.store(DiskCache.Key(request: request), body: bytes, metadata: metadata) }
         if let image, storesThumbnails(key) {
             diskCache.store(DiskCache.Key(request: request, variant: DiskCacheThumbnail.variant(key.options)),
                             body: DiskCacheThumbnail.encode(image), metadata: metadata, durable: false)

@@ -22,7 +22,7 @@ extension SchedulerLoop {
                 if let validators {
                     request.validators = validators
                     // The copy to revalidate is the whole file.
-                    request.dcScansBox = nil
+                    request.firstPassBox = nil
                 }
                 if configuration.wantsPreviews {
                     request.onPrefix = { [weak self] prefix in self?.post(work: .receivedPrefix(id, prefix)) }
@@ -93,7 +93,7 @@ extension SchedulerLoop {
                 self?.post(work: .decodeSkipped(job: work.job, key: work.key, releasedBytes: file.count))
                 return
             }
-            let result = makeImage(file.bytes, work.key, decoder: decoder)
+            let result = makeImage(file.bytes, work.key, decoder: decoder, firstPass: work.origin == .firstPass)
             // The decoder's own reason when it gave one (a damaged or hostile file).
             let reason = configuration.output == .encoded ? "" : decoder.lastFailureReason
             let message = result.failure.map { error in
@@ -128,10 +128,16 @@ extension SchedulerLoop {
     }
 
     /// What this loader hands out for a file's bytes.
-    func makeImage(_ bytes: [UInt8], _ key: CacheKey, decoder: any ImageDecoding) -> Result<DecodedImage, LoaderError> {
+    /// `firstPass`: the bytes are a file's start up to its first pass
+    /// (`DownloadOrigin.firstPass`); a PNG's decodes as its first Adam7 pass, a
+    /// JPEG's (ended with an EOI) as any JPEG.
+    func makeImage(_ bytes: [UInt8], _ key: CacheKey, decoder: any ImageDecoding,
+                   firstPass: Bool = false) -> Result<DecodedImage, LoaderError> {
         if configuration.output == .encoded { return Self.encodedImage(bytes) }
         do throws(LoaderError) {
-            let image = try decoder.decode(bytes, options: key.options, limits: configuration.decodeLimits)
+            let image = firstPass && ImageFormat(sniffing: bytes) == .png
+                ? try PNGInterlacedPrefix.decodeFirstPass(bytes, options: key.options, limits: configuration.decodeLimits)
+                : try decoder.decode(bytes, options: key.options, limits: configuration.decodeLimits)
             configuration.attachAnimation(to: image, from: bytes)
             return .success(image)
         } catch {

@@ -89,7 +89,7 @@ public final class CurlDataLoader: DataLoading {
     }
 
     /// Never blocks. The kept partial bodies of `url` (nil: all) go: a kept JPEG start
-    /// may answer a small box without asking the server (`CurlTransfer+DCScans`), and
+    /// may answer a small box without asking the server (`CurlTransfer+FirstPass`), and
     /// the host that forgot a URL wants it downloaded again.
     public func forgetRecentResponses(of url: ImageURL?) {
         commands.enqueueForget(url)

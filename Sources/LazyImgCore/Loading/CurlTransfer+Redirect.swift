@@ -20,7 +20,7 @@ extension CurlTransfer {
         /// the hop to the URL that served it (CurlTransfer+Resume).
         var partial: PartialBody?
         /// Where this hop's range ends (exclusive) when it asks for more of a JPEG's
-        /// start (CurlTransfer+DCScans); nil asks for all the rest.
+        /// start (CurlTransfer+FirstPass); nil asks for all the rest.
         var askedEnd: Int?
         /// Of `partial`, the bytes this transfer's own earlier hops fetched (not
         /// resumed from an earlier download), for bytes_downloaded.
@@ -29,9 +29,9 @@ extension CurlTransfer {
         var startHops = 0
         /// How many bytes the first hop asks for, when it asks for a JPEG's start.
         var firstRange = CurlTransfer.firstRangeBytes
-        /// Where what the bodies say of their DC scans is learnt (`DCScanHints`), for
+        /// Where what the bodies say of their DC scans is learnt (`FirstPassHints`), for
         /// a request that may end at them; kept over every hop.
-        var hintKey: DCScanHints.Key?
+        var hintKey: FirstPassHints.Key?
 
         init(_ request: DataRequest, startingAt now: Int64) {
             self.request = request
@@ -50,7 +50,7 @@ extension CurlTransfer {
         case finished(DataResponse)
         /// A redirect's hop, or this one again from the first byte (CurlTransfer+Resume).
         case next(Hop)
-        /// A response, and the body's start to keep for a larger box (CurlTransfer+DCScans).
+        /// A response, and the body's start to keep for a larger box (CurlTransfer+FirstPass).
         case finishedLeaving(DataResponse, PartialBody)
     }
 

@@ -18,7 +18,7 @@ extension CurlTransfer {
         case asked(PartialBody)
         /// A 206 for the rest: the body continues the partial one.
         case appending(PartialBody)
-        /// Asked for the file's first bytes, up to `end` (CurlTransfer+DCScans).
+        /// Asked for the file's first bytes, up to `end` (CurlTransfer+FirstPass).
         case askedStart(upTo: Int)
         /// A 206 for the file's first bytes: `total` long in all, and what If-Range may
         /// carry when more is asked for (nil: nothing may be).
@@ -96,7 +96,7 @@ extension CurlTransfer {
         again.partial = nil
         again.askedEnd = nil
         // From the first byte, the whole file: asking for its start again could end alike.
-        again.request.dcScansBox = nil
+        again.request.firstPassBox = nil
         again.continuedBytes = 0
         again.earlierBytes = hop.earlierBytes.addingClamped(hop.continuedBytes).addingClamped(bytesReceived)
         again.deadline = deadline

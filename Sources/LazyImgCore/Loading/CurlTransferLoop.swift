@@ -21,7 +21,7 @@ final class CurlTransferLoop: @unchecked Sendable {
     private let clock = MonotonicClock()
     /// Bodies of transfers that stopped early, for the next start of each request.
     private var partialBodies: PartialBodies
-    private var dcScanHints = DCScanHints()
+    private var firstPassHints = FirstPassHints()
 
     /// How long curl_multi_poll sleeps when nothing happens; wake-ups and libcurl's
     /// own timers end the wait sooner, so this only bounds a lost wake-up.
@@ -107,9 +107,9 @@ final class CurlTransferLoop: @unchecked Sendable {
             let progress = TransferCounters()
             var hop = CurlTransfer.Hop(start.request, startingAt: now)
             if !partialBodies.isEmpty { hop.partial = partialBodies.take(for: PartialBody.Key(start.request)) }
-            if let key = DCScanHints.Key(start.request) {
+            if let key = FirstPassHints.Key(start.request) {
                 hop.hintKey = key
-                if let range = dcScanHints.firstRange(for: key) { hop.firstRange = range } else { hop.request.dcScansBox = nil }
+                if let range = firstPassHints.firstRange(for: key) { hop.firstRange = range } else { hop.request.firstPassBox = nil }
                 if let answer = hop.continueKeptStart() {
                     // The kept start holds the DC scans already: answered without the network.
                     if let partial = hop.partial { keepPartialBody(partial, of: hop) }
@@ -239,12 +239,12 @@ final class CurlTransferLoop: @unchecked Sendable {
             case .finished(let response):
                 // Cut off: a retry may ask for the rest.
                 if case .failure(.network) = response.result { keepPartialBody(of: transfer) }
-                learnDCScans(of: transfer, from: response)
+                learnFirstPass(of: transfer, from: response)
                 finished.append((transfer.id, transfer.completion, response))
             case .finishedLeaving(let response, let partial):
                 // A JPEG's start that served a small box: a larger one continues it.
                 keepPartialBody(partial, of: transfer.hop)
-                learnDCScans(of: transfer, from: response)
+                learnFirstPass(of: transfer, from: response)
                 finished.append((transfer.id, transfer.completion, response))
             case .next(let next):
                 // The next hop keeps the transfer's ID, so a cancel still reaches it.
@@ -259,9 +259,9 @@ final class CurlTransferLoop: @unchecked Sendable {
 
     /// What a body fetched for a box that may need only DC scans says of them, for the
     /// next requests to its origin.
-    private func learnDCScans(of transfer: CurlTransfer, from response: DataResponse) {
+    private func learnFirstPass(of transfer: CurlTransfer, from response: DataResponse) {
         guard let key = transfer.hop.hintKey, case .success(let body) = response.result else { return }
-        dcScanHints.learn(key, body: body)
+        firstPassHints.learn(key, body: body)
     }
 
     /// Keeps the start of a stopped transfer's body for the next start of its request.

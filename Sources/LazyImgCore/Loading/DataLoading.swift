@@ -22,13 +22,14 @@ public struct DataRequest: Sendable {
     /// The media types to ask for (`DataRequest+Accept`); nil sends libcurl's default.
     public var accept: String? = nil
     /// The box an image request decodes into, when its download may end at a
-    /// progressive JPEG's DC scans (`JPEGDCScans`): the first hop asks for the
-    /// file's start only, and the response is that start when it is enough for
-    /// this box (`DataResponse.endsAtDCScans`). nil fetches the whole body.
-    public var dcScansBox: DecodeOptions? = nil
+    /// progressive JPEG's DC scans or an interlaced PNG's first pass (`FirstPass`):
+    /// the first hop asks for the file's start only, and the response is that start
+    /// when it is enough for this box (`DataResponse.endsAtFirstPass`). nil fetches
+    /// the whole body.
+    public var firstPassBox: DecodeOptions? = nil
     /// Called as a progressive JPEG's scans complete, while the rest comes
     /// (previews); nil looks at no body. Only for bodies fetched whole: the start a
-    /// request for `dcScansBox` asks for gives none, the rest fetched after it does.
+    /// request for `firstPassBox` asks for gives none, the rest fetched after it does.
     /// Not part of what makes two requests the same.
     public var onPrefix: PrefixSink? = nil
 
@@ -68,9 +69,9 @@ public struct DataResponse: Sendable {
     /// the request that stopped early, and completed by a 206 (`bytesReceived`
     /// counts only the rest). 0 unless the result is a success.
     public var resumedBytes = 0
-    /// The body is the start of a progressive JPEG, up to its DC scans, ended as
-    /// `JPEGDCScans.decodable` ends it: it decodes for `DataRequest.dcScansBox` and for no larger box.
-    public var endsAtDCScans = false
+    /// The body is a file's start up to its first pass, as `FirstPass.decodable` makes
+    /// it: it decodes for `DataRequest.firstPassBox` and for no larger box.
+    public var endsAtFirstPass = false
 
     public init(result: Result<[UInt8], LoaderError>, httpStatus: Int, bytesReceived: Int = 0,
                 retryAfterMilliseconds: Int64? = nil, cacheHeaders: HTTPCacheHeaders = HTTPCacheHeaders()) {

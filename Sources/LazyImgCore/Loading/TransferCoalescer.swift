@@ -44,9 +44,9 @@ public final class TransferCoalescer: Sendable {
     }
 
     /// One download and who waits for it. Requests that differ only in the box they
-    /// may end at a JPEG's DC scans for (`DataRequest.dcScansBox`) share it: a
+    /// may end at a JPEG's DC scans for (`DataRequest.firstPassBox`) share it: a
     /// subscriber that a DC-only body does not serve gets a follow-up download,
-    /// which continues that body (`DCScansFollowUp`).
+    /// which continues that body (`FirstPassFollowUp`).
     private struct SharedTransfer {
         var key: RequestKey
         /// As started: the first subscriber's.
@@ -141,17 +141,17 @@ public final class TransferCoalescer: Sendable {
         let now = reusing ? clock.nowMilliseconds : 0
         return state.withLock { s -> DataResponse? in
             if reusing, let response = s.recent.response(for: key, now: now),
-               DCScansFollowUp.serves(response, box: request.dcScansBox) {
+               FirstPassFollowUp.serves(response, box: request.firstPassBox) {
                 return response
             }
             if let shared = s.transferByKey[key] {
                 s.transfers[shared]?.subscribers[subscriber] = completion
-                s.transfers[shared]?.boxes[subscriber] = .some(request.dcScansBox)
+                s.transfers[shared]?.boxes[subscriber] = .some(request.firstPassBox)
                 s.transfers[shared]?.prefixSinks[subscriber] = request.onPrefix
                 s.transferBySubscriber[subscriber] = shared
                 return nil
             }
-            _start(request, for: [subscriber: completion], boxes: [subscriber: request.dcScansBox],
+            _start(request, for: [subscriber: completion], boxes: [subscriber: request.firstPassBox],
                    prefixSinks: request.onPrefix.map { [subscriber: $0] } ?? [:], key: key, in: &s)
             return nil
         }
@@ -225,12 +225,12 @@ public final class TransferCoalescer: Sendable {
             // Those a DC-only body does not serve download on, one follow-up per box;
             // the network continues the body it kept.
             var unserved: [DecodeOptions?: [Subscriber]] = [:]
-            for (subscriber, box) in transfer.boxes where !DCScansFollowUp.serves(response, box: box) {
+            for (subscriber, box) in transfer.boxes where !FirstPassFollowUp.serves(response, box: box) {
                 unserved[box, default: []].append(subscriber)
             }
             for (box, group) in unserved {
                 var request = transfer.request
-                request.dcScansBox = box
+                request.firstPassBox = box
                 var completions: [Subscriber: @Sendable (TransferID, DataResponse) -> Void] = [:]
                 for subscriber in group { completions[subscriber] = served.removeValue(forKey: subscriber) }
                 _start(request, for: completions, boxes: Dictionary(uniqueKeysWithValues: group.map { ($0, box) }),

@@ -451,7 +451,7 @@ final class Scheduler {
         case .success(let bytes):
             // With a disk cache, encoded output too goes through a worker: it writes
             // the file after answering, and a loader destroyed meanwhile waits for it.
-            let source: ImageSource = origin == .network || origin == .dcScans ? .network : .disk
+            let source: ImageSource = origin == .network || origin == .firstPass ? .network : .disk
             queueDecode(job, bytes, httpStatus: response.httpStatus, source: source, origin: origin,
                         headers: response.cacheHeaders)
         case .failure(let error):
@@ -465,8 +465,9 @@ final class Scheduler {
     /// failure or a 5xx when stale answers are allowed.
     private func resolveWithDiskCopy(_ copy: DiskCache.Entry?, _ response: DataResponse,
                                      wallClock: Int64) -> (DataResponse, DownloadOrigin) {
+        // A first pass decodes as one, with a disk cache or without.
+        if response.endsAtFirstPass { return (response, .firstPass) }
         guard hasDiskCache else { return (response, .network) }
-        if response.endsAtDCScans { return (response, .dcScans) }
         guard let copy else { return (response, .network) }
         var resolved = response
         resolved.result = .success(copy.body)

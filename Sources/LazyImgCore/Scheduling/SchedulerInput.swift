@@ -67,9 +67,10 @@ enum DiskLookup: Sendable {
 /// Where a download's bytes came from in the end.
 enum DownloadOrigin: Equatable, Sendable {
     case network
-    /// The network, up to a progressive JPEG's DC scans (`DataResponse.endsAtDCScans`):
-    /// the bytes serve this box only, so only its thumbnail is kept.
-    case dcScans
+    /// The network, up to a file's first pass (`DataResponse.endsAtFirstPass`): the
+    /// bytes serve this box only, so only its thumbnail is kept, and a PNG's start
+    /// decodes through `PNGInterlacedPrefix`.
+    case firstPass
     /// A 304 confirmed the stale copy; store it again with this metadata.
     case revalidated(HTTPCacheMetadata)
     /// The network failed and the stale copy answered instead.

@@ -23,7 +23,7 @@ final class LazyImgListLoader: ListLoader {
 
     /// Defaults except the cell's box, which every loader in the benchmark decodes to.
     init(urls: [String], visibleRows: Int, box: Int, useScrollTarget: Bool = true,
-         fetchesDCScansOnly: Bool = true, previewIntervalMilliseconds: Int = 0) throws(BenchError) {
+         fetchesFirstPassOnly: Bool = true, previewIntervalMilliseconds: Int = 0) throws(BenchError) {
         self.visibleRows = visibleRows
         scrollTarget = useScrollTarget ? ScrollTargetCall.available : nil
         cellImage = Array(repeating: nil, count: urls.count)
@@ -33,7 +33,7 @@ final class LazyImgListLoader: ListLoader {
         lazyimg_config_init(&config)
         config.target_width = UInt32(box)
         config.target_height = UInt32(box)
-        config.fetch_dc_scans_only = fetchesDCScansOnly ? 1 : 0
+        config.fetch_first_pass_only = fetchesFirstPassOnly ? 1 : 0
         config.preview_interval_ms = UInt32(previewIntervalMilliseconds)
         config.user_data = Unmanaged.passUnretained(self).toOpaque()
         config.on_event = { userData, event in

@@ -12,7 +12,7 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     /// back: lazyimg as it was before it resumed downloads, side by side.
     case lazyimgWithoutRanges = "lazyimg-no-range"
     case lazyimgWithoutTargetOrRanges = "lazyimg-no-target-no-range"
-    /// The two lazyimg paths with fetch_dc_scans_only = 0: every file whole, as before
+    /// The two lazyimg paths with fetch_first_pass_only = 0: every file whole, as before
     /// 0.4.0, beside them on a site of progressive JPEGs (`--progressive`).
     case lazyimgWholeFiles = "lazyimg-whole"
     case lazyimgWithoutTargetWholeFiles = "lazyimg-no-target-whole"
@@ -52,10 +52,10 @@ public enum LoaderKind: String, CaseIterable, Sendable {
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false,
                                   previewIntervalMilliseconds: Self.previewIntervalMilliseconds)
         case .lazyimgWholeFiles:
-            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, fetchesDCScansOnly: false)
+            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, fetchesFirstPassOnly: false)
         case .lazyimgWithoutTargetWholeFiles:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false,
-                                  fetchesDCScansOnly: false)
+                                  fetchesFirstPassOnly: false)
         case .lazyimgWithoutTarget, .lazyimgWithoutTargetOrRanges:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false)
         case .eager: try BaselineListLoader(policy: .eager, urls: urls, box: box)

@@ -152,7 +152,7 @@ do {
           + " (velocity only). eager (no cap), LazyTable (per-frame part in C, no cap), suspend-queue (cap \(LoaderKind.suspendQueueCap)).")
     print("The site serves byte ranges (Accept-Ranges, ETag), as CDNs do; on the slow link, *-no-range: the same loader on a"
           + " site that does not, so a cancelled download starts over (lazyimg before 0.4.0 resumed nothing).")
-    print("TTV = time to visible after a settle; waste = requests for rows whose image never showed in a cell; 206 = requests answered with a byte range (a resumed download's rest; with lazyimg's fetch_dc_scans_only, a progressive JPEG's start and what continues it); KiB/img = what the site sent per image shown in a cell;"
+    print("TTV = time to visible after a settle; waste = requests for rows whose image never showed in a cell; 206 = requests answered with a byte range (a resumed download's rest; with lazyimg's fetch_first_pass_only, a progressive JPEG's start and what continues it); KiB/img = what the site sent per image shown in a cell;"
           + " \(LandingTuning.heldOut.rawValue) was held out of the fit of the landing estimate's constants\n")
     var merged: [String: [TraceRun]] = [:]
     func run(_ name: String, on bench: ScrollBenchmark, key: String, selection: String, note: String = "",

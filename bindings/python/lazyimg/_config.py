@@ -166,7 +166,7 @@ FIELDS: dict[str, Convert] = {
     "disk_cache_serve_stale": _flag,
     "max_decode_bytes": _unsigned(64),
     "animation_buffer_bytes": _unsigned(64),
-    "fetch_dc_scans_only": _flag,
+    "fetch_first_pass_only": _flag,
     "preview_interval_ms": _unsigned(32),
 }
 

@@ -113,7 +113,7 @@ class Loader(LoaderBase):
                  session: Session | None = None,
                  max_decode_bytes: int = 64 << 20,
                  animation_buffer_bytes: int = 0,
-                 fetch_dc_scans_only: bool = True,
+                 fetch_first_pass_only: bool = True,
                  preview_interval_ms: int = 0) -> None:
         values = {name: value for name, value in locals().items() if name in FIELDS}
         self._handle = 0

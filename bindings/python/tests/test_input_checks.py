@@ -74,8 +74,8 @@ def test_enums_flags_rates_and_texts_are_checked_by_name():
         Loader(delivery=7)
     with pytest.raises(ValueError, match="disk_cache_serve_stale must be True or False, got 2"):
         Loader(disk_cache_serve_stale=2)
-    with pytest.raises(ValueError, match="fetch_dc_scans_only must be True or False, got 2"):
-        Loader(fetch_dc_scans_only=2)
+    with pytest.raises(ValueError, match="fetch_first_pass_only must be True or False, got 2"):
+        Loader(fetch_first_pass_only=2)
     with pytest.raises(ValueError, match="slow_scroll_rows_per_second must be a finite number"):
         Loader(slow_scroll_rows_per_second=float("nan"))
     with pytest.raises(ValueError, match="proxy must not contain control characters"):

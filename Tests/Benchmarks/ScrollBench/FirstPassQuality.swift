@@ -2,7 +2,7 @@ import Glibc
 import LazyImgCore
 
 /// The picture a cell gets from a progressive JPEG's DC scans against the whole
-/// file's, decoded for the same box by the same decoder: what fetch_dc_scans_only
+/// file's, decoded for the same box by the same decoder: what fetch_first_pass_only
 /// costs in quality, and what it saves in bytes.
 public enum DCScanQuality {
     /// One table row per box: the site's images that the DC scans serve at that box.

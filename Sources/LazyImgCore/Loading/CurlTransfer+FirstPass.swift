@@ -1,18 +1,20 @@
 import CCurl
 
-/// A request that may end at a progressive JPEG's DC scans (`DataRequest.dcScansBox`):
-/// its first hop asks for the file's start, `Range: bytes=0-<firstRangeBytes - 1>`.
-/// When that 206 ends, `JPEGDCScans` reads what came:
-/// - enough for the box: the response is those bytes up to the DC scans' end, ended
-///   as `JPEGDCScans.decodable` ends them, and all the bytes that came are left for a larger box to continue (with
-///   `Range` and `If-Range`, as a stopped download is);
-/// - more needed: the next hop asks for the bytes up to where the scan headers say
-///   the DC scans end, with `If-Range`, and reads again (at most `maxStartHops` in all);
-/// - not a file the start can serve (baseline, a larger scale): the next hop asks for
-///   the rest, and the response is the whole body.
+/// A request that may end at a file's first pass, a progressive JPEG's DC scans or
+/// an interlaced PNG's first Adam7 pass (`DataRequest.firstPassBox`): its first hop
+/// asks for the file's start, `Range: bytes=0-<firstRangeBytes - 1>`. When that 206
+/// ends, `FirstPass` reads what came:
+/// - enough for the box: the response is those bytes up to the first pass's end, as
+///   `FirstPass.decodable` makes them, and all the bytes that came are left for a
+///   larger box to continue (with `Range` and `If-Range`, as a stopped download is);
+/// - more needed: the next hop asks for the bytes up to where the first pass should
+///   end (the JPEG's scan headers say; a PNG's pass-1 rows so far are extrapolated),
+///   with `If-Range`, and reads again (at most `maxStartHops` in all);
+/// - not a file the start can serve (baseline, not interlaced, a larger scale): the
+///   next hop asks for the rest, and the response is the whole body.
 /// A 200 (the server ignores Range) is the whole body, as without this.
 extension CurlTransfer {
-    /// The first hop's range before an origin's files said more (`DCScanHints`): a
+    /// The first hop's range before an origin's files said more (`FirstPassHints`): a
     /// 768x512 progressive photo's DC scans with its headers take 5-9 KiB; 16 KiB
     /// also covers a few KiB of EXIF without a second hop.
     static let firstRangeBytes = 16 << 10
@@ -22,7 +24,7 @@ extension CurlTransfer {
     /// Configure's part: a request for a box that may need only the DC scans asks for
     /// the start, unless it continues a kept body (which then says how far to ask).
     func askForTheStart() {
-        guard case .none = resumption, hop.request.dcScansBox != nil, hop.startHops == 0 else { return }
+        guard case .none = resumption, hop.request.firstPassBox != nil, hop.startHops == 0 else { return }
         resumption = .askedStart(upTo: hop.firstRange)
     }
 
@@ -50,7 +52,7 @@ extension CurlTransfer {
     /// How a hop that brought part of a JPEG's start goes on: nil when it was not
     /// such a hop, or it brought the whole file (then it is answered as a 200).
     func startStep(finishedWith code: CURLcode) -> Outcome? {
-        guard code == CURLE_OK, let box = hop.request.dcScansBox else { return nil }
+        guard code == CURLE_OK, let box = hop.request.firstPassBox else { return nil }
         let total: Int, validator: String?
         switch resumption {
         case .receivingStart(let length, let strong): (total, validator) = (length, strong)
@@ -59,12 +61,12 @@ extension CurlTransfer {
         }
         let bytes = body.kept
         guard bytes.count < total else { return nil }
-        let verdict = hop.startHops + 1 < Self.maxStartHops ? JPEGDCScans.examine(bytes, for: box) : .needWholeFile
+        let verdict = hop.startHops + 1 < Self.maxStartHops ? FirstPass.examine(bytes, for: box) : .needWholeFile
         if case .suffice(let end) = verdict {
-            var response = DataResponse(result: .success(JPEGDCScans.decodable(bytes, upTo: end)), httpStatus: 200,
+            var response = DataResponse(result: .success(FirstPass.decodable(bytes, upTo: end)), httpStatus: 200,
                                         bytesReceived: receivedInAll, cacheHeaders: cacheHeaders)
             response.resumedBytes = resumedBytes
-            response.endsAtDCScans = true
+            response.endsAtFirstPass = true
             guard let validator else { return .finished(response) }
             return .finishedLeaving(response, PartialBody(bytes: body.take(), servedBy: hop.request.url,
                                                           validator: validator, length: total))
@@ -77,7 +79,7 @@ extension CurlTransfer {
             // More may not be asked for without a validator: the whole file, from its start.
             next.partial = nil
             next.askedEnd = nil
-            next.request.dcScansBox = nil
+            next.request.firstPassBox = nil
             next.earlierBytes = hop.earlierBytes.addingClamped(next.continuedBytes)
             next.continuedBytes = 0
             return .next(next)
@@ -87,7 +89,7 @@ extension CurlTransfer {
             next.askedEnd = min(total, max(upTo, bytes.count + 1))
         } else {
             next.askedEnd = nil
-            next.request.dcScansBox = nil
+            next.request.firstPassBox = nil
         }
         return .next(next)
     }
@@ -99,18 +101,18 @@ extension CurlTransfer.Hop {
     /// else the hop asks only for the bytes up to where the scan headers say they
     /// end (or for all the rest, when the box needs the whole file).
     mutating func continueKeptStart() -> DataResponse? {
-        guard let box = request.dcScansBox, let partial, partial.servedBy == request.url else { return nil }
+        guard let box = request.firstPassBox, let partial, partial.servedBy == request.url else { return nil }
         startHops = 1
-        switch JPEGDCScans.examine(partial.bytes, for: box) {
+        switch FirstPass.examine(partial.bytes, for: box) {
         case .suffice(let end):
-            var answer = DataResponse(result: .success(JPEGDCScans.decodable(partial.bytes, upTo: end)), httpStatus: 200)
+            var answer = DataResponse(result: .success(FirstPass.decodable(partial.bytes, upTo: end)), httpStatus: 200)
             answer.resumedBytes = end
-            answer.endsAtDCScans = true
+            answer.endsAtFirstPass = true
             return answer
         case .needMore(let upTo):
             askedEnd = min(partial.length, max(upTo, partial.bytes.count + 1))
         case .needWholeFile:
-            request.dcScansBox = nil
+            request.firstPassBox = nil
         }
         return nil
     }

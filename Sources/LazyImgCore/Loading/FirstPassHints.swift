@@ -1,21 +1,22 @@
-/// What the files of an origin said about their DC scans, per box: whether a
-/// request for that box should ask for a file's start at all, and how many bytes.
+/// What the files of an origin said about their first pass (a progressive JPEG's DC
+/// scans, an interlaced PNG's first Adam7 pass), per box: whether a request for that
+/// box should ask for a file's start at all, and how many bytes.
 ///
-/// Every JPEG body fetched for a box that may need only its DC scans is read
-/// (`JPEGDCScans`), also when it came whole: a site of baseline files then costs a
-/// Range request and a second one for the rest only for its first file, and its
-/// next files come whole in one request, as without this; a site that turns
-/// progressive is noticed on the next file it sends. The first range of a
-/// progressive site is sized from the DC scans' ends seen there.
+/// Every body fetched for a box that may need only its first pass is read
+/// (`FirstPass`), also when it came whole: a site of baseline JPEGs or
+/// non-interlaced PNGs then costs a Range request and a second one for the rest only
+/// for its first file, and its next files come whole in one request, as without
+/// this; a site that turns progressive is noticed on the next file it sends. The
+/// first range of a progressive site is sized from the first passes' ends seen there.
 ///
 /// Network thread only, like the transfers it sizes.
-struct DCScanHints {
+struct FirstPassHints {
     struct Key: Hashable {
         let origin: Origin
         let box: DecodeOptions
 
         init?(_ request: DataRequest) {
-            guard let box = request.dcScansBox, let origin = Origin(request.url) else { return nil }
+            guard let box = request.firstPassBox, let origin = Origin(request.url) else { return nil }
             self.origin = origin
             self.box = box
         }
@@ -41,7 +42,7 @@ struct DCScanHints {
 
     /// A file's verdict for its box: `end` where its DC scans ended, nil when it
     /// needed the whole body.
-    mutating func learn(_ key: Key, dcScansEnd end: Int?) {
+    mutating func learn(_ key: Key, firstPassEnd end: Int?) {
         if byKey[key] == nil && byKey.count >= Self.capacity { byKey.removeAll() }
         guard let end else {
             byKey[key] = .some(nil)
@@ -54,10 +55,10 @@ struct DCScanHints {
 
     /// Reads a body that came for `key`'s box: the whole file, or its DC scans' end.
     mutating func learn(_ key: Key, body: [UInt8]) {
-        if case .suffice(let end) = JPEGDCScans.examine(body, for: key.box) {
-            learn(key, dcScansEnd: end)
+        if case .suffice(let end) = FirstPass.examine(body, for: key.box) {
+            learn(key, firstPassEnd: end)
         } else {
-            learn(key, dcScansEnd: nil)
+            learn(key, firstPassEnd: nil)
         }
     }
 }

@@ -1,0 +1,263 @@
+import CSpng
+
+/// The start of an Adam7-interlaced PNG: how many of its seven passes it holds, and
+/// their pixels.
+///
+/// Adam7 sends the image in seven passes; the first holds every 8th pixel of every
+/// 8th row (a ceil(w/8) x ceil(h/8) image), in the first few percent of the data.
+/// So a box that image covers needs only the file's start, as a progressive JPEG's
+/// box at DCT scale 1/8 needs only its DC scans (`JPEGDCScans`). Unlike a DC, which
+/// is its block's average, a pass-1 pixel is a point sample: the picture aliases
+/// where a full decode would have averaged.
+///
+/// libspng decodes the start progressively, row by row, through `PNGChunkFilter`
+/// handing the image data over in small pieces, so a start that ends mid-chunk still
+/// decodes every row its bytes hold. Every limit of `PNGDecoder` holds: the pixel
+/// budget, the working memory (rows, plus a full-size buffer only for `preview`),
+/// and a CRC check of every chunk that came whole.
+public enum PNGInterlacedPrefix {
+    /// What a file's start holds.
+    public struct Progress: Equatable, Sendable {
+        public var width: Int
+        public var height: Int
+        public var isInterlaced: Bool
+        /// Passes (0...7) whose every row the start holds, counting the ones an
+        /// image this small has no pixels in. 0 when not interlaced.
+        public var completePasses: Int
+        /// How far into the file libspng had read when pass 1's last row decoded
+        /// (to within `pieceBytes`); nil until then.
+        public var firstPassEnd: Int?
+        /// Pass 1's rows decoded so far, of `firstPassRowCount`.
+        public var firstPassRows: Int
+        public var firstPassRowCount: Int
+        /// Where the first IDAT chunk starts; nil when it has not come.
+        public var imageDataStart: Int?
+        /// How far into the file libspng had read when the bytes ran out or it stopped.
+        public var bytesRead: Int
+
+        /// Pass 1's size: every 8th pixel of every 8th row.
+        public var firstPassSize: (width: Int, height: Int) { ((width + 7) / 8, (height + 7) / 8) }
+    }
+
+    /// How much image data the read callback hands over at once (see `PNGChunkFilter`).
+    static let pieceBytes = 512
+
+    /// Reads `bytes`, a start of a PNG, through pass `lastPass` (1...7) or as far as
+    /// it goes. nil: the IHDR has not all come. Throws `.unsupported` when the bytes
+    /// are no PNG, `.decode` for damage (a bad CRC, a bad zlib stream), `.tooLarge`
+    /// past `limits`.
+    public static func examine(_ bytes: [UInt8], throughPass lastPass: Int = 1,
+                               limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> Progress? {
+        guard let header = try header(bytes) else { return nil }
+        var progress = Progress(width: header.width, height: header.height, isInterlaced: header.interlaced,
+                                completePasses: 0, firstPassEnd: nil, firstPassRows: 0,
+                                firstPassRowCount: (header.height + 7) / 8, imageDataStart: nil, bytesRead: 0)
+        guard header.interlaced else { return progress }
+        try withDecoder(bytes, limits: limits, fullImage: false) { (decoder) throws(LoaderError) in
+            let rowBytes = header.width * 4
+            let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+            defer { row.deallocate() }
+            progress.imageDataStart = imageDataStart(bytes)
+            try decoder.rows(into: row, byteCount: rowBytes, throughPass: lastPass) { pass, _ in
+                if pass == 0 { progress.firstPassRows += 1 }
+            } passDidEnd: { pass, read in
+                progress.completePasses = pass + 1
+                if pass == 0 { progress.firstPassEnd = read }
+            }
+            progress.bytesRead = decoder.bytesRead
+        }
+        return progress
+    }
+
+    /// Pass 1 of the start, fitted to `options` as `PNGDecoder` fits a whole file.
+    /// Throws `.decode` when pass 1 is not all there.
+    public static func decodeFirstPass(_ bytes: [UInt8], options: DecodeOptions,
+                                       limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> DecodedImage {
+        guard let header = try header(bytes), header.interlaced else { throw .decode }
+        let size = Progress(width: header.width, height: header.height, isInterlaced: true, completePasses: 0,
+                            firstPassEnd: nil, firstPassRows: 0, firstPassRowCount: 0, imageDataStart: nil,
+                            bytesRead: 0).firstPassSize
+        return try withDecoder(bytes, limits: limits, fullImage: false) { (decoder) throws(LoaderError) in
+            let builder = decoder.builder(options)
+            let rowBytes = header.width * 4
+            let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+            defer { row.deallocate() }
+            let sample = UnsafeMutableRawPointer.allocate(byteCount: size.width * 4, alignment: 16)
+            defer { sample.deallocate() }
+            var passes = 0
+            let image = try builder.buildByRows(decodedWidth: size.width, decodedHeight: size.height) {
+                (addRow) throws(LoaderError) in
+                try decoder.rows(into: row, byteCount: rowBytes, throughPass: 1) { _, _ in
+                    // Pass 1's pixels sit every 8th in libspng's full-width row.
+                    for x in 0..<size.width {
+                        (sample + 4 * x).copyMemory(from: row + 32 * x, byteCount: 4)
+                    }
+                    addRow(sample)
+                } passDidEnd: { pass, _ in passes = pass + 1 }
+                guard passes >= 1 else { throw .decode }
+            }
+            return image
+        }
+    }
+
+    /// Passes 1 through `passes` of the start as the whole image, fitted to
+    /// `options`: each pixel known fills its pass's block (8x8 for pass 1, down to
+    /// 1x1 for pass 7), as a browser paints an interlaced PNG while it loads. Holds a
+    /// full-size RGBA buffer, counted as working memory. Throws `.decode` when pass
+    /// `passes` is not all there.
+    public static func preview(_ bytes: [UInt8], passes: Int, options: DecodeOptions,
+                               limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> DecodedImage {
+        guard (1...7).contains(passes), let header = try header(bytes), header.interlaced else { throw .decode }
+        return try withDecoder(bytes, limits: limits, fullImage: true) { (decoder) throws(LoaderError) in
+            let builder = decoder.builder(options)
+            let (width, height) = (header.width, header.height)
+            let rowBytes = width * 4
+            let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+            defer { row.deallocate() }
+            var complete = 0
+            return try builder.build(decodedWidth: width, decodedHeight: height) { (pixels, rowStride) throws(LoaderError) in
+                try decoder.rows(into: row, byteCount: rowBytes, throughPass: passes) { pass, y in
+                    let block = Adam7.block[pass], columns = Adam7.columns[pass]
+                    for x in stride(from: columns.start, to: width, by: columns.step) {
+                        let pixel = row.load(fromByteOffset: 4 * x, as: UInt32.self)
+                        for by in y..<min(height, y + block.height) {
+                            let line = pixels + by * rowStride
+                            for bx in x..<min(width, x + block.width) {
+                                line.storeBytes(of: pixel, toByteOffset: 4 * bx, as: UInt32.self)
+                            }
+                        }
+                    }
+                } passDidEnd: { pass, _ in complete = pass + 1 }
+                guard complete >= passes else { throw .decode }
+            }
+        }
+    }
+
+    /// The IHDR's fields, once the signature and IHDR have come; libspng checks them
+    /// when decoding.
+    private static func header(_ bytes: [UInt8]) throws(LoaderError) -> (width: Int, height: Int, interlaced: Bool)? {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard bytes.starts(with: signature.prefix(bytes.count)) else { throw .unsupported }
+        // Signature, then length, "IHDR", 13 bytes and the CRC.
+        guard bytes.count >= 33 else { return nil }
+        guard bytes[12..<16].elementsEqual("IHDR".utf8) else { throw .decode }
+        let width = bigEndian(bytes, at: 16), height = bigEndian(bytes, at: 20)
+        guard width > 0, height > 0 else { throw .decode }
+        return (width, height, bytes[28] == 1)
+    }
+
+    /// The first IDAT chunk's offset, read from the chunk lengths.
+    private static func imageDataStart(_ bytes: [UInt8]) -> Int? {
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            if bytes[(offset + 4)..<(offset + 8)].elementsEqual("IDAT".utf8) { return offset }
+            offset = offset.addingSaturating(bigEndian(bytes, at: offset)).addingSaturating(12)
+        }
+        return nil
+    }
+
+    private static func bigEndian(_ bytes: [UInt8], at offset: Int) -> Int {
+        (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+    }
+
+    /// Runs `body` with a libspng context reading `bytes` progressively, its limits
+    /// set and the working memory checked.
+    private static func withDecoder<T>(_ bytes: [UInt8], limits: DecodeLimits, fullImage: Bool,
+                                       _ body: (inout PrefixDecoder) throws(LoaderError) -> T) throws(LoaderError) -> T {
+        guard let context = spng_ctx_new(0) else { throw .noMemory }
+        defer { spng_ctx_free(context) }
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(LoaderError) -> T in
+            var filter = PNGChunkFilter(buffer, idatPieces: pieceBytes)
+            return try withUnsafeMutablePointer(to: &filter) { (filter) throws(LoaderError) -> T in
+                var decoder = PrefixDecoder(context: context, filter: filter)
+                try decoder.start(limits: limits, fullImage: fullImage)
+                return try body(&decoder)
+            }
+        }
+    }
+}
+
+/// Where each Adam7 pass's pixels sit (PNG specification, 8.2).
+enum Adam7 {
+    static let columns: [(start: Int, step: Int)] = [(0, 8), (4, 8), (0, 4), (2, 4), (0, 2), (1, 2), (0, 1)]
+    /// The block a pass's pixel stands for until later passes fill it.
+    static let block: [(width: Int, height: Int)] = [(8, 8), (4, 8), (4, 4), (2, 4), (2, 2), (1, 2), (1, 1)]
+}
+
+/// One libspng context decoding a start row by row.
+private struct PrefixDecoder {
+    let context: OpaquePointer
+    let filter: UnsafeMutablePointer<PNGChunkFilter>
+    private var header = spng_ihdr()
+    private var opaque = false
+
+    init(context: OpaquePointer, filter: UnsafeMutablePointer<PNGChunkFilter>) {
+        self.context = context
+        self.filter = filter
+    }
+
+    var bytesRead: Int { filter.pointee.position }
+
+    /// Reads up to the image data, under `PNGDecoder`'s limits.
+    mutating func start(limits: DecodeLimits, fullImage: Bool) throws(LoaderError) {
+        try PNGDecoder.check(spng_set_png_stream(context, { _, user, destination, count in
+            PNGChunkFilter.read(user, destination, count)
+        }, filter))
+        try PNGDecoder.setLimits(context, limits)
+        try PNGDecoder.check(spng_get_ihdr(context, &header))
+        let width = Int(header.width), height = Int(header.height)
+        guard width * height <= limits.maxPixels else { throw .tooLarge }
+        let working = PNGDecoder.workingBytes(width: width, height: height, interlaced: fullImage)
+        guard limits.workingMemoryRefusal("interlaced PNG", needs: working) == nil else { throw .tooLarge }
+        let code = spng_decode_image(context, nil, 0, Int32(SPNG_FMT_RGBA8.rawValue),
+                                     Int32(SPNG_DECODE_TRNS.rawValue) | Int32(SPNG_DECODE_PROGRESSIVE.rawValue))
+        // A start that ends before the image data holds no rows yet.
+        guard code == 0 || filter.pointee.ranOut else { try PNGDecoder.check(code); return }
+        opaque = code == 0 && PNGDecoder.isOpaque(context, header)
+    }
+
+    func builder(_ options: DecodeOptions) -> DecodedImageBuilder {
+        let width = Int(header.width), height = Int(header.height)
+        return DecodedImageBuilder(geometry: OutputGeometry(displayedWidth: width, height: height, orientation: .up,
+                                                            options: options),
+                                   format: options.format, sourceWidth: width, sourceHeight: height,
+                                   isAnimated: false, opaque: opaque)
+    }
+
+    /// Decodes rows of passes 1 through `lastPass` into `row` (libspng's full-width
+    /// row, where a pass writes only its own columns), calling `didDecode` with each
+    /// row's pass (0-based) and row number, and `passDidEnd` with each pass done and
+    /// how far into the file libspng had read. Stops quietly where the bytes end;
+    /// throws on damage.
+    func rows(into row: UnsafeMutableRawPointer, byteCount: Int, throughPass lastPass: Int,
+              didDecode: (_ pass: Int, _ y: Int) -> Void,
+              passDidEnd: (_ pass: Int, _ bytesRead: Int) -> Void) throws(LoaderError) {
+        var info = spng_row_info()
+        var pass = 0
+        while true {
+            let infoCode = spng_get_row_info(context, &info)
+            if infoCode == Int32(SPNG_EOI.rawValue) { break }
+            // No row info: the start ended before the image data.
+            guard infoCode == 0 else {
+                guard filter.pointee.ranOut else { throw .decode }
+                return
+            }
+            // Empty passes are skipped: each one between counts as done.
+            while pass < Int(info.pass) {
+                passDidEnd(pass, bytesRead)
+                pass += 1
+            }
+            guard pass < lastPass else { return }
+            let code = spng_decode_row(context, row, byteCount)
+            guard code == 0 || code == Int32(SPNG_EOI.rawValue) else {
+                guard filter.pointee.ranOut else { try PNGDecoder.check(code); return }
+                return
+            }
+            didDecode(pass, Int(info.row_num))
+        }
+        while pass < min(lastPass, 7) {
+            passDidEnd(pass, bytesRead)
+            pass += 1
+        }
+    }
+}

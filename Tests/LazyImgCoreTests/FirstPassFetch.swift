@@ -1,0 +1,92 @@
+import Glibc
+@testable import LazyImgCore
+import TestSupport
+import XCTest
+
+/// A loader for one box and the events it sent, for the tests of fetching a file's
+/// first pass only (`DCScanFetchTests`, `PNGFirstPassFetchTests`).
+enum FirstPassFetch {
+    static func loader(session: ImageSession? = nil, box: Int, _ change: (inout LoaderConfiguration) -> Void = { _ in })
+        throws -> (ImageLoader, EventLog) {
+        var config = LoaderConfiguration()
+        config.session = session
+        config.target = TargetSize(width: box, height: box)
+        config.decodeThreads = 1
+        change(&config)
+        let log = EventLog()
+        return (try ImageLoader(configuration: config) { log.record($0) }, log)
+    }
+
+    /// The image for `url` in row 0: from memory, or its event's, waited for.
+    static func show(_ url: String, in loader: (ImageLoader, EventLog), file: StaticString = #filePath,
+                     line: UInt = #line) throws -> DecodedImage {
+        try loader.0.setItems([url])
+        try loader.0.setVisibleRange(first: 0, count: 1)
+        let answer = try loader.0.request(row: 0)
+        if let image = answer.image { return image }
+        let event = try wait(for: XCTUnwrap(answer.ticket, file: file, line: line), in: loader, file: file, line: line)
+        return try XCTUnwrap(event.image, "\(String(describing: event.error)) \(event.message)", file: file, line: line)
+    }
+
+    /// The event row 0 gets for `url`, which memory cannot answer.
+    static func event(_ url: String, in loader: (ImageLoader, EventLog), file: StaticString = #filePath,
+                      line: UInt = #line) throws -> LoaderEvent {
+        try loader.0.setItems([url])
+        try loader.0.setVisibleRange(first: 0, count: 1)
+        return try wait(for: XCTUnwrap(loader.0.request(row: 0).ticket, file: file, line: line), in: loader,
+                        file: file, line: line)
+    }
+
+    private static func wait(for ticket: UInt64, in loader: (ImageLoader, EventLog), file: StaticString,
+                             line: UInt) throws -> LoaderEvent {
+        while loader.1.events(for: ticket).isEmpty {
+            guard try loader.0.waitForEvents(milliseconds: 10_000) else { break }
+            _ = loader.0.dispatch(max: 0)
+        }
+        return try XCTUnwrap(loader.1.events(for: ticket).first, "no event", file: file, line: line)
+    }
+
+    /// What `diskRoundTrip` saw.
+    struct DiskRoundTrip {
+        /// The small box again, in a new loader on the same disk cache.
+        var again: DecodedImage, againStats: LoaderStats
+        /// Then the large box, in a third; and the server's requests for the path before it.
+        var large: DecodedImage, largeStats: LoaderStats, requestsBeforeLarge: Int
+    }
+
+    /// `path` at `small` in a loader with a disk cache, again at `small` in a new one,
+    /// then at `large` in a third.
+    static func diskRoundTrip(_ server: HTTPTestServer, _ path: String, small: Int, large: Int) throws -> DiskRoundTrip {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func diskLoader(_ box: Int) throws -> (ImageLoader, EventLog) {
+            try loader(box: box) { $0.diskCacheDirectory = directory.path }
+        }
+        do {
+            let list = try diskLoader(small)
+            XCTAssertEqual(try show(server.url(path), in: list).width, small)
+            try list.0.shutdown()
+        }
+        let again = try diskLoader(small)
+        let againImage = try show(server.url(path), in: again)
+        try again.0.shutdown()
+        let hits = server.hits(path)
+        let detail = try diskLoader(large)
+        defer { try? detail.0.shutdown() }
+        let largeImage = try show(server.url(path), in: detail)
+        return DiskRoundTrip(again: againImage, againStats: again.0.stats, large: largeImage, largeStats: detail.0.stats,
+                             requestsBeforeLarge: hits)
+    }
+
+    /// Peak signal to noise over R, G and B, in dB.
+    static func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
+        var squares = 0.0, count = 0.0
+        for y in 0..<a.height {
+            for (index, (p, q)) in zip(a.row(y), b.row(y)).enumerated() where index % 4 != 3 {
+                squares += Double((Int(p) - Int(q)) * (Int(p) - Int(q)))
+                count += 1
+            }
+        }
+        return squares == 0 ? .infinity : 10 * log10(255 * 255 / (squares / count))
+    }
+}
