@@ -4,8 +4,9 @@ import Glibc
 import TestSupport
 import XCTest
 
-/// Progressive previews (preview_interval_ms): the scans of a progressive JPEG that
-/// came, decoded at the box while the rest downloads. Real libcurl against a
+/// Progressive previews (preview_interval_ms): the scans of a progressive JPEG, or the
+/// Adam7 passes of an interlaced PNG, that came, decoded at the box while the rest
+/// downloads. Real libcurl against a
 /// loopback server that holds the rest of the body back until the test lets it go,
 /// so every preview is waited for, never slept for.
 final class PreviewTests: XCTestCase {
@@ -73,14 +74,48 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(list.0.stats.memoryCacheCount, 1)
     }
 
-    func testNoPreviewsWhenTheFieldIsZeroOrTheFileBaseline() throws {
+    func testAnInterlacedPNGSentSlowlyGivesItsPassesBeforeItsImage() throws {
+        let png = makeNoisePNG(width: 768, height: 512, seed: 5, interlaced: true)
+        // The fewest bytes that hold three complete passes.
+        var low = 0, high = png.count
+        while low < high {
+            let middle = (low + high) / 2
+            if (try? PNGInterlacedPrefix.examine(Array(png[..<middle]), throughPass: 7))??.completePasses ?? 0 >= 3 {
+                high = middle
+            } else {
+                low = middle + 1
+            }
+        }
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        server.serveStalling("/i.png", body: png, sentBytes: low)
+        let list = try loader(previewEvery: 1)
+        defer { try? list.0.shutdown() }
+        let ticket = try ask(server.url("/i.png"), in: list)
+        let preview = try XCTUnwrap(waitForPreview(ticket, in: list))
+        server.release("/i.png")
+        let final = try waitForImage(ticket, in: list)
+
+        XCTAssertEqual([preview.width, preview.height], [192, 128], "at the box")
+        let passesSoFar = try (1...3).map { passes in
+            rows(try PNGInterlacedPrefix.preview(Array(png[..<low]), passes: passes, options: box))
+        }
+        XCTAssertTrue(passesSoFar.contains(rows(preview)), "the first passes, up to the three that came")
+        XCTAssertFalse(rows(preview) == rows(final))
+        XCTAssertNotNil(list.1.events(for: ticket).last?.image)
+        XCTAssertEqual(list.1.events(for: ticket).filter { $0.preview == nil }.count, 1)
+    }
+
+    func testNoPreviewsWhenTheFieldIsZeroOrTheFileBaselineOrNotInterlaced() throws {
         let server = try HTTPTestServer()
         defer { server.stop() }
         let baseline = makeNoiseJPEG(width: 768, height: 512, quality: 80)
+        let plainPNG = makeNoisePNG(width: 768, height: 512, seed: 5)
         let end = scanEnds(photo, pieces: 1)[2]
         server.serveStalling("/p.jpg", body: photo, sentBytes: end + 2)
         server.serveStalling("/b.jpg", body: baseline, sentBytes: baseline.count / 2)
-        for (path, interval) in [("/p.jpg", 0), ("/b.jpg", 1)] {
+        server.serveStalling("/n.png", body: plainPNG, sentBytes: plainPNG.count / 2)
+        for (path, interval) in [("/p.jpg", 0), ("/b.jpg", 1), ("/n.png", 1)] {
             let list = try loader(previewEvery: interval)
             defer { try? list.0.shutdown() }
             let ticket = try ask(server.url(path), in: list)

@@ -69,7 +69,7 @@ final class SchedulerTests: XCTestCase {
             case .needPage: return "need page"
             case .preview: return "preview \(event.ticket)"
             }
-        case .decodePreview(_, let key, _): return "decode preview \(row(of: key.url))"
+        case .decodePreview(_, let key, _, _): return "decode preview \(row(of: key.url))"
         case .preview(let event): return "preview \(event.ticket)"
         case .event: return "event"
         }
@@ -198,7 +198,7 @@ final class SchedulerTests: XCTestCase {
     private func previewDecoded(_ row: Int) -> [String] {
         let job = scheduler.jobs[key(row)]?.id ?? 0
         return feed(.previewDecoded(job: job, key: key(row), DecodedImage(width: 1, height: 1, sourceWidth: 1,
-                                                                           sourceHeight: 1)))
+                                                                           sourceHeight: 1), passes: 0))
     }
 
     func testAPreviewIsDecodedForNewScansAndGoesToTheTicketBeforeItsImage() {
@@ -214,6 +214,25 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(previewDecoded(0), [], "the final decode is queued: no preview after it")
         XCTAssertEqual(prefix(0, scans: 9), [])
         XCTAssertEqual(decoded(0), ["cache 0", "image 7"], "previews never enter the cache")
+    }
+
+    func testThePrefixThatCameDuringAPreviewDecodeIsDecodedNext() {
+        downloadWithPreviews(every: 100)
+        XCTAssertEqual(prefix(0, scans: 1), ["decode preview 0"])
+        XCTAssertEqual(prefix(0, scans: 2), [])
+        XCTAssertEqual(prefix(0, scans: 3), [], "the newest waits")
+        now += 100
+        XCTAssertEqual(previewDecoded(0), ["preview 7", "decode preview 0"], "the link may stall after it")
+        now += 100
+        XCTAssertEqual(previewDecoded(0), ["preview 7"], "nothing more waited")
+        XCTAssertEqual(prefix(0, scans: 3), [], "no more scans than the last")
+        XCTAssertEqual(prefix(0, scans: 4), ["decode preview 0"], "100 ms after the last began")
+        now += 10
+        XCTAssertEqual(previewDecoded(0), ["preview 7"])
+        XCTAssertEqual(prefix(0, scans: 5), [], "too soon: it waits")
+        XCTAssertEqual(scheduler.timerDue, now + 90, "until the interval ends")
+        now += 90
+        XCTAssertEqual(feed(.timer), ["decode preview 0"], "the link stalled: the timer brings it")
     }
 
     func testPreviewsComeAtMostOncePerIntervalHoweverManyScansArrive() {

@@ -41,8 +41,8 @@ extension SchedulerLoop {
                 queueDiskRead(job: job, key: key, priority: priority)
             case .decode(let work):
                 queueDecode(work)
-            case .decodePreview(let job, let key, let bytes):
-                queuePreviewDecode(job: job, key: key, bytes: bytes)
+            case .decodePreview(let job, let key, let bytes, let passesShown):
+                queuePreviewDecode(job: job, key: key, bytes: bytes, passesShown: passesShown)
             case .preview(let event):
                 // In the front's hold: a cancel that retires the ticket queues its
                 // CANCELLED after it, or this sees the ticket gone.
@@ -118,13 +118,14 @@ extension SchedulerLoop {
 
     /// Queues a preview's decode behind every final decode (the lowest priority),
     /// or skips it when decodes wait already: a preview must never delay a final.
-    private func queuePreviewDecode(job: UInt64, key: CacheKey, bytes: [UInt8]) {
+    private func queuePreviewDecode(job: UInt64, key: CacheKey, bytes: [UInt8], passesShown: Int) {
         let submitted = workers.queuedCount == 0 && workers.submit(priority: .max) { [weak self] decoder in
             guard let self else { return }
-            let image = try? decoder.decode(bytes, options: key.options, limits: configuration.decodeLimits)
-            post(work: .previewDecoded(job: job, key: key, image))
+            let preview = PreviewDecode.image(bytes, options: key.options, limits: configuration.decodeLimits,
+                                              passesShown: passesShown, decoder: decoder)
+            post(work: .previewDecoded(job: job, key: key, preview?.image, passes: preview?.passes ?? 0))
         }
-        if !submitted { post(work: .previewDecoded(job: job, key: key, nil)) }
+        if !submitted { post(work: .previewDecoded(job: job, key: key, nil, passes: 0)) }
     }
 
     /// What this loader hands out for a file's bytes.

@@ -40,8 +40,8 @@ final class CurlTransfer {
     private(set) var headersEnded = false
     /// Whether this hop asked for the rest of a kept partial body, and how that went.
     var resumption = Resumption.none
-    /// The scans the body holds so far, while the request wants its prefixes.
-    private var scans: JPEGScanProgress?
+    /// What of the body is worth a preview, while the request wants its prefixes.
+    private var previewPrefixes: PreviewPrefixes?
 
     /// All headers of one response together; past it the reply is refused (libcurl
     /// itself refuses one line over 100 KB, and 300 KB in all).
@@ -88,7 +88,7 @@ final class CurlTransfer {
         body = ResponseBody(limit: maxResponseBytes, budget: request.memoryBudget)
         offerPartialBody(limit: maxResponseBytes)
         askForTheStart()
-        if request.onPrefix != nil { scans = JPEGScanProgress() }
+        if request.onPrefix != nil { previewPrefixes = PreviewPrefixes() }
         // What is left of the transfer's time after earlier hops and the name lookup.
         // The loop enforces the deadline itself (CurlTransferLoop.expireOverdue), as
         // libcurl's CURLOPT_TIMEOUT_MS would count the time a transfer is paused.
@@ -214,25 +214,22 @@ final class CurlTransfer {
         switch reception {
         case .taken:
             counters.didReceive(total: body.received)
-            if scans != nil { offerPrefix() }
+            if previewPrefixes != nil { offerPrefix() }
         case .overLimit: abortedForSize = true
         case .paused: pausedAt = MonotonicClock().nowMilliseconds
         }
         return reception
     }
 
-    /// Hands the request the body's complete scans when one more has come: a copy,
-    /// ended with an EOI, as the body goes on growing.
+    /// Hands the request a start of the body worth a preview (`PreviewPrefixes`), as
+    /// the body goes on growing.
     private func offerPrefix() {
-        // The start of a file that may end at its DC scans: those are the final image
-        // for the box, and are not a whole body's prefix.
+        // The start of a file that may end at its first pass: that pass is the final
+        // image for the box, and is not a whole body's prefix.
         if case .receivingStart = resumption { return }
-        let bytes = body.kept
         guard hop.askedEnd == nil, let sink = hop.request.onPrefix,
-              let end = bytes.withUnsafeBufferPointer({ scans?.advance(over: $0) }) ?? nil else { return }
-        var prefix = Array(bytes[..<end])
-        prefix += [0xFF, 0xD9]
-        sink(ReceivedPrefix(bytes: prefix, stage: scans?.completeScans ?? 0))
+              let prefix = previewPrefixes?.prefix(of: body.kept) else { return }
+        sink(prefix)
     }
 
     /// Network thread, outside libcurl's callbacks: lets a paused transfer go on. Its

@@ -142,8 +142,8 @@ final class Scheduler {
             fetchDidFinish(transfer, response)
         case .receivedPrefix(let transfer, let prefix):
             prefixDidArrive(prefix, of: transfer)
-        case .previewDecoded(let job, let key, let image):
-            previewDidDecode(image, job: job, key: key)
+        case .previewDecoded(let job, let key, let image, let passes):
+            previewDidDecode(image, passes: passes, job: job, key: key)
         case .diskRead(let job, let key, let found):
             diskReadDidFinish(job, key, found)
         case .decoded(let job, let key, let result, let httpStatus, let message, let source, let releasedBytes):
@@ -610,7 +610,7 @@ final class Scheduler {
     }
 
     /// Asks for a `.timer` input at `moment`, or sooner if one is due before.
-    private func wake(at moment: Int64) {
+    func wake(at moment: Int64) {
         timerDue = min(timerDue ?? .max, moment)
     }
 
@@ -627,6 +627,7 @@ final class Scheduler {
             let due = max(job.notBefore, hostBackoff.pausedUntil(job.key.url, now: now) ?? .min)
             if due > now { wake(at: due) }
         }
+        considerWaitingPreviews()
     }
 
     // MARK: Data fetches
