@@ -272,9 +272,11 @@ typedef enum lazyimg_event_type {
     LAZYIMG_EVENT_DATA = 4,      /* a lazyimg_fetch body in ev->data, ev->data_size */
     /* Since 0.4.0: */
     LAZYIMG_EVENT_PREVIEW = 5    /* with preview_interval_ms set: ev->image holds
-                                    the scans of a progressive JPEG that came so
-                                    far, at the box, while the rest downloads
-                                    (borrowed, as IMAGE's; retain it to keep it).
+                                    the scans of a progressive JPEG (or the
+                                    Adam7 passes of an interlaced PNG) that
+                                    came so far, at the box, while the rest
+                                    downloads (borrowed, as IMAGE's; retain it
+                                    to keep it).
                                     ev->status is LAZYIMG_OK, ticket and row are
                                     the request's. Not the ticket's one event: the
                                     ticket stays open, and its IMAGE, FAILED or
@@ -595,20 +597,23 @@ typedef struct lazyimg_config {
                                       fetch_dc_scans_only, which no release had.
                                       See docs/network.md */
     uint32_t preview_interval_ms;  /* Since 0.4.0. 0 (default): no previews, as
-                                      before. N: a progressive JPEG downloading
-                                      for a visible row (or one where a fling
-                                      comes to rest) gives LAZYIMG_EVENT_PREVIEW
-                                      events before its IMAGE: each time a scan
-                                      has come whole, at most every N ms, and
-                                      only while no preview of that download is
-                                      decoding. Each preview is a decode at the
-                                      box on a decode thread, queued behind every
-                                      final decode and skipped while finals wait.
-                                      Off by default because that decode is paid
-                                      per preview, and only a slow link gains by
-                                      it: see docs/performance.md for when it
-                                      pays. Baseline JPEGs, other formats, a box
-                                      served by fetch_first_pass_only and
+                                      before. N: a progressive JPEG (or an
+                                      interlaced PNG) downloading for a visible
+                                      row (or one where a fling comes to rest)
+                                      gives LAZYIMG_EVENT_PREVIEW events before
+                                      its IMAGE: when a scan (an Adam7 pass) more
+                                      than the last preview showed has come
+                                      whole, at most every N ms, and one preview
+                                      decode of a download at a time. Each
+                                      preview is a decode at the box on a
+                                      decode thread, queued behind every final
+                                      decode and skipped while finals wait. Off
+                                      by default because that decode is paid per
+                                      preview, and only a slow link gains by it:
+                                      see docs/performance.md for when it pays.
+                                      Baseline JPEGs, PNGs that are not
+                                      interlaced, other formats, a box served by
+                                      fetch_first_pass_only and
                                       output = LAZYIMG_OUTPUT_ENCODED give none.
                                       Nuke's progressiveDecodingInterval is
                                       500 ms */
