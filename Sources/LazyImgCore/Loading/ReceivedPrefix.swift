@@ -1,10 +1,11 @@
-/// The start of a body still downloading that decodes to a picture of its own: a
-/// progressive JPEG's complete scans, ended with an EOI (`JPEGScanProgress`).
-/// Handed from the network thread to `DataRequest.onPrefix` as each scan completes.
+/// The start of a body still downloading that may decode to a picture of its own
+/// (`PreviewPrefixes`): a progressive JPEG's complete scans, ended with an EOI, or
+/// the start of an interlaced PNG. Handed from the network thread to
+/// `DataRequest.onPrefix`.
 public struct ReceivedPrefix: Sendable {
-    /// A file the decoder reads as it reads a whole one.
+    /// What the preview decode reads (`PreviewDecode`).
     public var bytes: [UInt8]
-    /// Scans it holds: a later prefix of the same body has more.
+    /// Scans it holds (a PNG's: its length): a later prefix of the same body has more.
     public var stage: Int
 
     public init(bytes: [UInt8], stage: Int) {
