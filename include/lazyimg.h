@@ -269,7 +269,21 @@ typedef enum lazyimg_event_type {
     LAZYIMG_EVENT_NEED_PAGE = 3, /* a paged list nears its end (lazyimg_set_paging):
                                     ticket 0, row = the row count then */
     /* Since 0.3.0: */
-    LAZYIMG_EVENT_DATA = 4       /* a lazyimg_fetch body in ev->data, ev->data_size */
+    LAZYIMG_EVENT_DATA = 4,      /* a lazyimg_fetch body in ev->data, ev->data_size */
+    /* Since 0.4.0: */
+    LAZYIMG_EVENT_PREVIEW = 5    /* with preview_interval_ms set: ev->image holds
+                                    the scans of a progressive JPEG (or the
+                                    Adam7 passes of an interlaced PNG) that
+                                    came so far, at the box, while the rest
+                                    downloads (borrowed, as IMAGE's; retain it
+                                    to keep it).
+                                    ev->status is LAZYIMG_OK, ticket and row are
+                                    the request's. Not the ticket's one event: the
+                                    ticket stays open, and its IMAGE, FAILED or
+                                    CANCELLED still follows exactly once. No
+                                    preview comes after that event, none for a
+                                    ticket cancelled, and none enters the memory
+                                    or disk cache */
 } lazyimg_event_type;
 
 typedef enum lazyimg_source {
@@ -281,8 +295,9 @@ typedef enum lazyimg_source {
     LAZYIMG_SOURCE_NETWORK = 3  /* fetched with libcurl, or a file:// read */
 } lazyimg_source;
 
-/* One completion. Fields are only ever appended; check struct_size before
- * reading a field added after the version you compiled against. */
+/* One completion (or, since 0.4.0, a PREVIEW before it). Fields are only ever
+ * appended; check struct_size before reading a field added after the version
+ * you compiled against. */
 typedef struct lazyimg_event {
     uint32_t struct_size;       /* sizeof(lazyimg_event) of the library */
     lazyimg_event_type type;
@@ -295,7 +310,8 @@ typedef struct lazyimg_event {
     lazyimg_source source;
     const char *url;            /* borrowed: valid only during the callback */
     lazyimg_image *image;       /* borrowed: valid only during the callback;
-                                   retain it to keep it. NULL unless IMAGE. */
+                                   retain it to keep it. NULL unless IMAGE (or,
+                                   since 0.4.0, PREVIEW). */
     /* Since 0.2.0: */
     const char *message;        /* borrowed: valid only during the callback. Why
                                    it failed, with what the status alone cannot
@@ -580,6 +596,27 @@ typedef struct lazyimg_config {
                                       fetch every file whole. Renamed from
                                       fetch_dc_scans_only, which no release had.
                                       See docs/network.md */
+    uint32_t preview_interval_ms;  /* Since 0.4.0. 0 (default): no previews, as
+                                      before. N: a progressive JPEG (or an
+                                      interlaced PNG) downloading for a visible
+                                      row (or one where a fling comes to rest)
+                                      gives LAZYIMG_EVENT_PREVIEW events before
+                                      its IMAGE: when a scan (an Adam7 pass) more
+                                      than the last preview showed has come
+                                      whole, at most every N ms, and one preview
+                                      decode of a download at a time. Each
+                                      preview is a decode at the box on a
+                                      decode thread, queued behind every final
+                                      decode and skipped while finals wait. Off
+                                      by default because that decode is paid per
+                                      preview, and only a slow link gains by it:
+                                      see docs/performance.md for when it pays.
+                                      Baseline JPEGs, PNGs that are not
+                                      interlaced, other formats, a box served by
+                                      fetch_first_pass_only and
+                                      output = LAZYIMG_OUTPUT_ENCODED give none.
+                                      Nuke's progressiveDecodingInterval is
+                                      500 ms */
 } lazyimg_config;
 
 /* Fills *cfg with the defaults and sets struct_size. NULL is ignored. */

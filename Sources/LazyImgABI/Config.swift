@@ -30,6 +30,7 @@ public func lazyimg_config_init(_ cfg: UnsafeMutablePointer<lazyimg_config>?) {
     c.disk_cache_serve_stale = defaults.serveStaleOnError ? 1 : 0
     c.max_decode_bytes = UInt64(defaults.maxDecodeBytes)
     c.fetch_first_pass_only = defaults.fetchesFirstPassOnly ? 1 : 0
+    c.preview_interval_ms = UInt32(defaults.previewIntervalMilliseconds)
     cfg.pointee = c
 }
 
@@ -121,6 +122,7 @@ func readConfig(_ cfg: UnsafePointer<lazyimg_config>?) throws(LoaderError)
     config.diskCacheBytes = c.disk_cache_bytes == 0 ? defaults.diskCacheBytes : Int(clamping: c.disk_cache_bytes)
     config.serveStaleOnError = c.disk_cache_serve_stale != 0
     config.fetchesFirstPassOnly = c.fetch_first_pass_only != 0
+    config.previewIntervalMilliseconds = Int(c.preview_interval_ms)
     config.session = c.session.map { Unmanaged<ImageSession>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
     return (config, EventCallback(function: c.on_event, userData: c.user_data))
 }

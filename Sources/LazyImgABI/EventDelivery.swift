@@ -35,6 +35,11 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
         ev.type = LAZYIMG_EVENT_NEED_PAGE
         ev.status = LAZYIMG_OK
         ev.source = LAZYIMG_SOURCE_NONE
+    case .preview(let decoded):
+        image = decoded
+        ev.type = LAZYIMG_EVENT_PREVIEW
+        ev.status = LAZYIMG_OK
+        ev.source = LAZYIMG_SOURCE_NETWORK
     }
     body.withUnsafeBufferPointer { data in
         ev.data = data.isEmpty ? nil : data.baseAddress

@@ -73,7 +73,10 @@ final class SchedulerTests: XCTestCase {
             case .failed(let error): return "failed \(event.ticket) \(error)"
             case .data: return "data \(event.ticket)"
             case .needPage: return "need page"
+            case .preview: return "preview \(event.ticket)"
             }
+        case .decodePreview(_, let key, _, _): return "decode preview \(row(of: key.url))"
+        case .preview(let event): return "preview \(event.ticket)"
         case .event: return "event"
         }
     }
@@ -225,6 +228,97 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(feed(.cancel(ticket: 1)), ["failed 1 cancelled"], "ticket 2 still wants it")
         XCTAssertEqual(feed(.cancel(ticket: 2)), ["failed 2 cancelled", "stop 4"])
         XCTAssertEqual(feed(.cancel(ticket: 2)), [], "a ticket ends once")
+    }
+
+    // MARK: Previews
+
+    /// The scheduler again, with previews at most every `interval` ms, row 0 visible
+    /// and its download started for ticket 7.
+    private func downloadWithPreviews(every interval: Int) {
+        var config = LoaderConfiguration()
+        config.prefetchRows = 0
+        config.previewIntervalMilliseconds = interval
+        scheduler = Scheduler(configuration: config, hasDiskCache: false, environment: environment, jitter: { 0 })
+        _ = feed(.listReplaced((0..<100).map { key($0) }))
+        _ = feed(.scroll(.idle, velocity: 0, at: now))
+        XCTAssertEqual(feed(.visible(0..<1)), ["start 0"])
+        XCTAssertEqual(request(7, row: 0), [])
+    }
+
+    private func prefix(_ row: Int, scans: Int) -> [String] {
+        feed(.receivedPrefix(transfers[row] ?? 0, ReceivedPrefix(bytes: [0xFF, 0xD8], stage: scans)))
+    }
+
+    /// Answers the preview decode the last effects asked for.
+    private func previewDecoded(_ row: Int) -> [String] {
+        let job = scheduler.jobs[key(row)]?.id ?? 0
+        return feed(.previewDecoded(job: job, key: key(row), DecodedImage(width: 1, height: 1, sourceWidth: 1,
+                                                                           sourceHeight: 1), passes: 0))
+    }
+
+    func testAPreviewIsDecodedForNewScansAndGoesToTheTicketBeforeItsImage() {
+        downloadWithPreviews(every: 500)
+        XCTAssertEqual(prefix(0, scans: 1), ["decode preview 0"])
+        XCTAssertEqual(prefix(0, scans: 2), [], "one preview decode of a download at a time")
+        XCTAssertEqual(previewDecoded(0), ["preview 7"])
+        now += 499
+        XCTAssertEqual(prefix(0, scans: 3), [], "within the interval")
+        now += 1
+        XCTAssertEqual(prefix(0, scans: 3), ["decode preview 0"])
+        XCTAssertEqual(downloaded(0, .success([1, 2, 3])), ["decode 0"])
+        XCTAssertEqual(previewDecoded(0), [], "the final decode is queued: no preview after it")
+        XCTAssertEqual(prefix(0, scans: 9), [])
+        XCTAssertEqual(decoded(0), ["cache 0", "image 7"], "previews never enter the cache")
+    }
+
+    func testThePrefixThatCameDuringAPreviewDecodeIsDecodedNext() {
+        downloadWithPreviews(every: 100)
+        XCTAssertEqual(prefix(0, scans: 1), ["decode preview 0"])
+        XCTAssertEqual(prefix(0, scans: 2), [])
+        XCTAssertEqual(prefix(0, scans: 3), [], "the newest waits")
+        now += 100
+        XCTAssertEqual(previewDecoded(0), ["preview 7", "decode preview 0"], "the link may stall after it")
+        now += 100
+        XCTAssertEqual(previewDecoded(0), ["preview 7"], "nothing more waited")
+        XCTAssertEqual(prefix(0, scans: 3), [], "no more scans than the last")
+        XCTAssertEqual(prefix(0, scans: 4), ["decode preview 0"], "100 ms after the last began")
+        now += 10
+        XCTAssertEqual(previewDecoded(0), ["preview 7"])
+        XCTAssertEqual(prefix(0, scans: 5), [], "too soon: it waits")
+        XCTAssertEqual(scheduler.timerDue, now + 90, "until the interval ends")
+        now += 90
+        XCTAssertEqual(feed(.timer), ["decode preview 0"], "the link stalled: the timer brings it")
+    }
+
+    func testPreviewsComeAtMostOncePerIntervalHoweverManyScansArrive() {
+        downloadWithPreviews(every: 500)
+        var previews = 0
+        // A scan every 100 ms for 3 s, each preview decoded at once.
+        for scan in 1...30 {
+            for effect in prefix(0, scans: scan) where effect == "decode preview 0" {
+                previews += previewDecoded(0).filter { $0 == "preview 7" }.count
+            }
+            now += 100
+        }
+        XCTAssertEqual(previews, 6, "at 0, 500, ... 2500 ms")
+    }
+
+    func testNoPreviewsWhenOffOrOnceTheTicketEnded() {
+        downloadWithPreviews(every: 0)
+        XCTAssertEqual(prefix(0, scans: 1), [], "0: no previews")
+        downloadWithPreviews(every: 100)
+        XCTAssertEqual(prefix(0, scans: 1), ["decode preview 0"])
+        XCTAssertEqual(feed(.cancel(ticket: 7)), ["failed 7 cancelled"], "the visible row's download goes on")
+        XCTAssertEqual(previewDecoded(0), [], "no ticket is left to show it")
+        now += 100
+        XCTAssertEqual(prefix(0, scans: 2), [])
+    }
+
+    func testNoPreviewForARowOffScreen() {
+        downloadWithPreviews(every: 100)
+        XCTAssertEqual(request(8, row: 40), ["start 40"], "asked for outside the window")
+        XCTAssertEqual(prefix(40, scans: 1), [], "no row of its tickets is on screen")
+        XCTAssertEqual(prefix(0, scans: 1), ["decode preview 0"])
     }
 }
 #endif

@@ -14,6 +14,9 @@ public struct LoaderEvent: Sendable {
         case data([UInt8])
         /// A paged list nears its end: the host should fetch and append the next page.
         case needPage
+        /// The scans of a progressive JPEG that came so far, at the box, while the
+        /// rest downloads: not the ticket's one event, which still follows.
+        case preview(DecodedImage)
     }
 
     public var ticket: UInt64

@@ -6,6 +6,10 @@ extension LoaderConfiguration {
                     userAgent: userAgent, headers: httpHeaders, policy: networkPolicy)
     }
 
+    /// Whether downloads hand the scheduler their prefixes: previews are pixels at
+    /// the box, decoded here.
+    var wantsPreviews: Bool { previewIntervalMilliseconds > 0 && output == .pixels }
+
     /// An image's request: a data fetch's, asking for the formats this build decodes.
     /// Encoded output asks for the same: the host that decodes itself and wants other
     /// formats sends an Accept of its own in `httpHeaders`, which replaces this one.

@@ -72,6 +72,10 @@ public struct LoaderConfiguration: Sendable {
     /// pass, when the server serves byte ranges (`FirstPass`); false fetches every
     /// file whole.
     public var fetchesFirstPassOnly = true
+    /// 0: no previews. Else a progressive JPEG downloading for a visible row (or one
+    /// of the landing zone) gives a preview event, its scans so far at the box, at
+    /// most this often (`Scheduler+Previews`).
+    public var previewIntervalMilliseconds = 0
     /// Shared network, download table, disk cache and memory budget; nil = the
     /// loader's own. With a session, its disk cache replaces `diskCacheDirectory`,
     /// and `memoryCacheBytes` still limits this loader within the session's budget.

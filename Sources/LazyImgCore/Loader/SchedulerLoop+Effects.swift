@@ -24,6 +24,9 @@ extension SchedulerLoop {
                     // The copy to revalidate is the whole file.
                     request.firstPassBox = nil
                 }
+                if configuration.wantsPreviews {
+                    request.onPrefix = { [weak self] prefix in self?.post(work: .receivedPrefix(id, prefix)) }
+                }
                 let completion = downloadCompletion
                 // Another loader of the session downloaded it a moment ago: its
                 // response, handed on like a completion.
@@ -38,6 +41,14 @@ extension SchedulerLoop {
                 queueDiskRead(job: job, key: key, priority: priority)
             case .decode(let work):
                 queueDecode(work)
+            case .decodePreview(let job, let key, let bytes, let passesShown):
+                queuePreviewDecode(job: job, key: key, bytes: bytes, passesShown: passesShown)
+            case .preview(let event):
+                // In the front's hold: a cancel that retires the ticket queues its
+                // CANCELLED after it, or this sees the ticket gone.
+                front.withLock { f in
+                    if f.live[event.ticket] != nil { delivery.push(contentsOf: CollectionOfOne(event)) }
+                }
             case .cache(let image, let key, let unseenPrefetch):
                 front.withLock { f in f.insertImage(image, for: key, unseenPrefetch: unseenPrefetch) }
                 cached = true
@@ -103,6 +114,18 @@ extension SchedulerLoop {
         }
         // Refused only once shutdown began, which has ended every ticket already.
         if !submitted { downloadBudget.unqueue(work.bytes.count) }
+    }
+
+    /// Queues a preview's decode behind every final decode (the lowest priority),
+    /// or skips it when decodes wait already: a preview must never delay a final.
+    private func queuePreviewDecode(job: UInt64, key: CacheKey, bytes: [UInt8], passesShown: Int) {
+        let submitted = workers.queuedCount == 0 && workers.submit(priority: .max) { [weak self] decoder in
+            guard let self else { return }
+            let preview = PreviewDecode.image(bytes, options: key.options, limits: configuration.decodeLimits,
+                                              passesShown: passesShown, decoder: decoder)
+            post(work: .previewDecoded(job: job, key: key, preview?.image, passes: preview?.passes ?? 0))
+        }
+        if !submitted { post(work: .previewDecoded(job: job, key: key, nil, passes: 0)) }
     }
 
     /// What this loader hands out for a file's bytes.

@@ -40,6 +40,8 @@ final class CurlTransfer {
     private(set) var headersEnded = false
     /// Whether this hop asked for the rest of a kept partial body, and how that went.
     var resumption = Resumption.none
+    /// What of the body is worth a preview, while the request wants its prefixes.
+    private var previewPrefixes: PreviewPrefixes?
 
     /// All headers of one response together; past it the reply is refused (libcurl
     /// itself refuses one line over 100 KB, and 300 KB in all).
@@ -86,6 +88,7 @@ final class CurlTransfer {
         body = ResponseBody(limit: maxResponseBytes, budget: request.memoryBudget)
         offerPartialBody(limit: maxResponseBytes)
         askForTheStart()
+        if request.onPrefix != nil { previewPrefixes = PreviewPrefixes() }
         // What is left of the transfer's time after earlier hops and the name lookup.
         // The loop enforces the deadline itself (CurlTransferLoop.expireOverdue), as
         // libcurl's CURLOPT_TIMEOUT_MS would count the time a transfer is paused.
@@ -209,11 +212,24 @@ final class CurlTransfer {
         let reception = body.receive(bytes, keep: Self.mayHoldAnImage(status: lastHTTPStatus) || resumption.takes206,
                                      owner: ObjectIdentifier(self))
         switch reception {
-        case .taken: counters.didReceive(total: body.received)
+        case .taken:
+            counters.didReceive(total: body.received)
+            if previewPrefixes != nil { offerPrefix() }
         case .overLimit: abortedForSize = true
         case .paused: pausedAt = MonotonicClock().nowMilliseconds
         }
         return reception
+    }
+
+    /// Hands the request a start of the body worth a preview (`PreviewPrefixes`), as
+    /// the body goes on growing.
+    private func offerPrefix() {
+        // The start of a file that may end at its first pass: that pass is the final
+        // image for the box, and is not a whole body's prefix.
+        if case .receivingStart = resumption { return }
+        guard hop.askedEnd == nil, let sink = hop.request.onPrefix,
+              let prefix = previewPrefixes?.prefix(of: body.kept) else { return }
+        sink(prefix)
     }
 
     /// Network thread, outside libcurl's callbacks: lets a paused transfer go on. Its

@@ -27,6 +27,11 @@ public struct DataRequest: Sendable {
     /// when it is enough for this box (`DataResponse.endsAtFirstPass`). nil fetches
     /// the whole body.
     public var firstPassBox: DecodeOptions? = nil
+    /// Called as a progressive JPEG's scans complete, or an interlaced PNG grows,
+    /// while the rest comes (previews); nil looks at no body. Only for bodies fetched
+    /// whole: the start a request for `firstPassBox` asks for gives none, the rest
+    /// fetched after it does. Not part of what makes two requests the same.
+    public var onPrefix: PrefixSink? = nil
 
     public init(url: ImageURL, timeoutMilliseconds: Int = 15_000, maxResponseBytes: Int = 32 << 20,
                 userAgent: String = "lazyimg", headers: [String] = [], policy: NetworkPolicy = NetworkPolicy()) {

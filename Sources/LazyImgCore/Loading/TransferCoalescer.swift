@@ -54,6 +54,10 @@ public final class TransferCoalescer: Sendable {
         var subscribers: [Subscriber: @Sendable (TransferID, DataResponse) -> Void] = [:]
         /// Each subscriber's own box for the DC scans (nil: the whole file).
         var boxes: [Subscriber: DecodeOptions?] = [:]
+        /// Those that want the body's prefixes (`DataRequest.onPrefix`). Only a
+        /// transfer started with one looks at its body: one that joins later gets
+        /// prefixes if the first subscriber asked for them.
+        var prefixSinks: [Subscriber: PrefixSink] = [:]
     }
 
     private struct State {
@@ -143,10 +147,12 @@ public final class TransferCoalescer: Sendable {
             if let shared = s.transferByKey[key] {
                 s.transfers[shared]?.subscribers[subscriber] = completion
                 s.transfers[shared]?.boxes[subscriber] = .some(request.firstPassBox)
+                s.transfers[shared]?.prefixSinks[subscriber] = request.onPrefix
                 s.transferBySubscriber[subscriber] = shared
                 return nil
             }
-            _start(request, for: [subscriber: completion], boxes: [subscriber: request.firstPassBox], key: key, in: &s)
+            _start(request, for: [subscriber: completion], boxes: [subscriber: request.firstPassBox],
+                   prefixSinks: request.onPrefix.map { [subscriber: $0] } ?? [:], key: key, in: &s)
             return nil
         }
     }
@@ -154,13 +160,26 @@ public final class TransferCoalescer: Sendable {
     /// A new shared transfer of `request` for `subscribers`. (State lock held, so a
     /// cancel cannot reach the network before the start.)
     private func _start(_ request: DataRequest, for subscribers: [Subscriber: @Sendable (TransferID, DataResponse) -> Void],
-                        boxes: [Subscriber: DecodeOptions?], key: RequestKey, in s: inout State) {
+                        boxes: [Subscriber: DecodeOptions?], prefixSinks: [Subscriber: PrefixSink],
+                        key: RequestKey, in s: inout State) {
         s.lastID += 1
         let id = s.lastID
-        s.transfers[id] = SharedTransfer(key: key, request: request, subscribers: subscribers, boxes: boxes)
+        s.transfers[id] = SharedTransfer(key: key, request: request, subscribers: subscribers, boxes: boxes,
+                                         prefixSinks: prefixSinks)
         s.transferByKey[key] = id
         for subscriber in subscribers.keys { s.transferBySubscriber[subscriber] = id }
-        network.start(id, request) { [weak self] id, response in self?.complete(id, response) }
+        var shared = request
+        shared.onPrefix = nil
+        if !prefixSinks.isEmpty {
+            shared.onPrefix = { @Sendable [weak self] (prefix: ReceivedPrefix) in self?.offer(prefix, of: id) }
+        }
+        network.start(id, shared) { [weak self] id, response in self?.complete(id, response) }
+    }
+
+    /// A prefix of transfer `id`'s body, for each subscriber that wants it.
+    private func offer(_ prefix: ReceivedPrefix, of id: TransferID) {
+        let sinks = state.withLock { s in s.transfers[id].map { Array($0.prefixSinks.values) } ?? [] }
+        for sink in sinks { sink(prefix) }
     }
 
     fileprivate func forgetRecentResponses(of url: ImageURL?) {
@@ -174,6 +193,7 @@ public final class TransferCoalescer: Sendable {
             guard let id = s.transferBySubscriber.removeValue(forKey: subscriber) else { return }
             s.transfers[id]?.subscribers[subscriber] = nil
             s.transfers[id]?.boxes[subscriber] = nil
+            s.transfers[id]?.prefixSinks[subscriber] = nil
             if s.transfers[id]?.subscribers.isEmpty == true, let transfer = s.transfers.removeValue(forKey: id) {
                 s.transferByKey[transfer.key] = nil
                 if keepingBytes { network.cancelKeepingBytes(id) } else { network.cancel(id) }
@@ -214,7 +234,7 @@ public final class TransferCoalescer: Sendable {
                 var completions: [Subscriber: @Sendable (TransferID, DataResponse) -> Void] = [:]
                 for subscriber in group { completions[subscriber] = served.removeValue(forKey: subscriber) }
                 _start(request, for: completions, boxes: Dictionary(uniqueKeysWithValues: group.map { ($0, box) }),
-                       key: transfer.key, in: &s)
+                       prefixSinks: transfer.prefixSinks.filter { group.contains($0.key) }, key: transfer.key, in: &s)
             }
             for subscriber in served.keys { s.transferBySubscriber[subscriber] = nil }
             return served
@@ -262,8 +282,12 @@ public final class TransferCoalescer: Sendable {
         private func start(_ id: TransferID, _ request: DataRequest, reusing: Bool,
                            completion: @escaping @Sendable (TransferID, DataResponse) -> Void) -> DataResponse? {
             guard !gate.locked({ stopped }) else { return nil }
+            var request = request
+            if let sink = request.onPrefix {
+                request.onPrefix = { @Sendable [weak self] (prefix: ReceivedPrefix) in self?.admitted { sink(prefix) } }
+            }
             return coalescer.start(Subscriber(client: token, id: id), request, reusing: reusing) { [weak self] id, response in
-                self?.deliver(id, response, to: completion)
+                self?.admitted { completion(id, response) }
             }
         }
 
@@ -293,15 +317,15 @@ public final class TransferCoalescer: Sendable {
             coalescer.cancelAll(client: token)
         }
 
-        private func deliver(_ id: TransferID, _ response: DataResponse,
-                             to completion: @Sendable (TransferID, DataResponse) -> Void) {
+        /// Runs a completion or a prefix's sink unless shutdown began.
+        private func admitted(_ delivery: () -> Void) {
             let admitted = gate.locked {
                 guard !stopped else { return false }
                 delivering += 1
                 return true
             }
             guard admitted else { return }
-            completion(id, response)
+            delivery()
             gate.locked {
                 delivering -= 1
                 gate.broadcast()

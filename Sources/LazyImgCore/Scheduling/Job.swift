@@ -34,6 +34,8 @@ struct Job {
     /// A stale copy found on disk: the download revalidates it, and it answers when
     /// the network fails.
     var staleCopy: DiskCache.Entry?
+    /// Its download's previews so far (`Scheduler+Previews`).
+    var previews = PreviewThrottle()
 
     init(id: UInt64, key: CacheKey) {
         self.id = id

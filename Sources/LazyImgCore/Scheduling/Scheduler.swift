@@ -61,7 +61,7 @@ final class Scheduler {
     /// Live image tickets: a ticket leaves this table exactly when its event is decided.
     private(set) var tickets: [UInt64: Ticket] = [:]
     private(set) var jobs: [CacheKey: Job] = [:]
-    private var jobByTransfer: [TransferID: CacheKey] = [:]
+    private(set) var jobByTransfer: [TransferID: CacheKey] = [:]
     /// One counter for jobs and transfers: never 0, never reused.
     private var lastID: UInt64 = 0
     /// Transfers running (downloads and fetches).
@@ -140,6 +140,10 @@ final class Scheduler {
             downloadDidFinish(transfer, response, encoded: encoded, wallClock: wallClock)
         case .fetched(let transfer, let response):
             fetchDidFinish(transfer, response)
+        case .receivedPrefix(let transfer, let prefix):
+            prefixDidArrive(prefix, of: transfer)
+        case .previewDecoded(let job, let key, let image, let passes):
+            previewDidDecode(image, passes: passes, job: job, key: key)
         case .diskRead(let job, let key, let found):
             diskReadDidFinish(job, key, found)
         case .decoded(let job, let key, let result, let httpStatus, let message, let source, let releasedBytes):
@@ -606,7 +610,7 @@ final class Scheduler {
     }
 
     /// Asks for a `.timer` input at `moment`, or sooner if one is due before.
-    private func wake(at moment: Int64) {
+    func wake(at moment: Int64) {
         timerDue = min(timerDue ?? .max, moment)
     }
 
@@ -623,6 +627,7 @@ final class Scheduler {
             let due = max(job.notBefore, hostBackoff.pausedUntil(job.key.url, now: now) ?? .min)
             if due > now { wake(at: due) }
         }
+        considerWaitingPreviews()
     }
 
     // MARK: Data fetches

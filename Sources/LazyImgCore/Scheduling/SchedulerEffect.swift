@@ -10,6 +10,11 @@ enum SchedulerEffect: Sendable {
     /// Look for the job's image on disk, on a worker, at this priority (lower first).
     case readDisk(job: UInt64, key: CacheKey, priority: Int)
     case decode(DecodeWork)
+    /// A downloading job's prefix to decode at its box, behind every final decode;
+    /// an interlaced PNG's only if it holds more than `passesShown` passes.
+    case decodePreview(job: UInt64, key: CacheKey, bytes: [UInt8], passesShown: Int)
+    /// A preview for a live ticket: dropped if the host ended the ticket meanwhile.
+    case preview(LoaderEvent)
     /// Into the memory cache. `unseenPrefetch`: fetched unasked, not yet shown, so
     /// the first memory hit on it reports `prefetchShown`.
     case cache(DecodedImage, CacheKey, unseenPrefetch: Bool)

@@ -34,6 +34,12 @@ indirect enum SchedulerInput: Sendable {
     /// seconds since the epoch when it ended, for a revalidated disk copy's metadata.
     case downloaded(TransferID, DataResponse, encoded: Result<DecodedImage, LoaderError>?, wallClock: Int64)
     case fetched(TransferID, DataResponse)
+    /// A download's body so far decodes to a picture (`ReceivedPrefix`).
+    case receivedPrefix(TransferID, ReceivedPrefix)
+    /// A preview's decode ran, or was skipped (nil): the workers had finals waiting,
+    /// or the prefix decoded to nothing new (`PreviewDecode`). `passes`: an
+    /// interlaced PNG's passes it shows.
+    case previewDecoded(job: UInt64, key: CacheKey, DecodedImage?, passes: Int)
     case diskRead(job: UInt64, key: CacheKey, DiskLookup)
     /// A decode ran. `message` describes a failure; `releasedBytes` are the file's
     /// bytes given back to the download budget now (nil while a disk write still

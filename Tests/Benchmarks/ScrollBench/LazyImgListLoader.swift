@@ -13,6 +13,8 @@ final class LazyImgListLoader: ListLoader {
     /// Per row, while its cell is on screen: the image it shows (+1) or the ticket it waits for.
     private var cellImage: [OpaquePointer?]
     private var cellTicket: [UInt64]
+    /// Per row: whether its image is a preview, its final image still to come.
+    private var cellIsPreview: [Bool]
     private var onScreen: Range<Int> = 0..<0
     /// Visible rows whose ticket was cancelled: asked again next frame, as a cell would.
     private var askAgain: [Int] = []
@@ -21,16 +23,18 @@ final class LazyImgListLoader: ListLoader {
 
     /// Defaults except the cell's box, which every loader in the benchmark decodes to.
     init(urls: [String], visibleRows: Int, box: Int, useScrollTarget: Bool = true,
-         fetchesFirstPassOnly: Bool = true) throws(BenchError) {
+         fetchesFirstPassOnly: Bool = true, previewIntervalMilliseconds: Int = 0) throws(BenchError) {
         self.visibleRows = visibleRows
         scrollTarget = useScrollTarget ? ScrollTargetCall.available : nil
         cellImage = Array(repeating: nil, count: urls.count)
         cellTicket = Array(repeating: 0, count: urls.count)
+        cellIsPreview = Array(repeating: false, count: urls.count)
         var config = lazyimg_config()
         lazyimg_config_init(&config)
         config.target_width = UInt32(box)
         config.target_height = UInt32(box)
         config.fetch_first_pass_only = fetchesFirstPassOnly ? 1 : 0
+        config.preview_interval_ms = UInt32(previewIntervalMilliseconds)
         config.user_data = Unmanaged.passUnretained(self).toOpaque()
         config.on_event = { userData, event in
             guard let userData, let event else { return }
@@ -70,6 +74,7 @@ final class LazyImgListLoader: ListLoader {
             lazyimg_image_release(cellImage[row])
             cellImage[row] = nil
             cellTicket[row] = 0
+            cellIsPreview[row] = false
         }
         onScreen = visible
         for row in appeared { request(row) }
@@ -101,6 +106,9 @@ final class LazyImgListLoader: ListLoader {
 
     /// The event callback, inside lazyimg_dispatch (or lazyimg_loader_destroy).
     private func handle(_ event: lazyimg_event) {
+        if event.type == LAZYIMG_EVENT_PREVIEW {
+            return showPreview(event)
+        }
         guard openTickets.remove(event.ticket) != nil else {
             tally.unexpectedEvents += 1
             return
@@ -110,14 +118,36 @@ final class LazyImgListLoader: ListLoader {
         guard onScreen.contains(row), cellTicket[row] == event.ticket else { return }  // a reused cell: stale
         cellTicket[row] = 0
         if event.type == LAZYIMG_EVENT_IMAGE {
+            lazyimg_image_release(cellImage[row])
             cellImage[row] = lazyimg_image_retain(event.image)
         } else if event.status == LAZYIMG_E_CANCELLED {
+            lazyimg_image_release(cellImage[row])
+            cellImage[row] = nil
             askAgain.append(row)
         }
+        cellIsPreview[row] = false
+    }
+
+    /// The cell shows the preview until its ticket's final event replaces it.
+    private func showPreview(_ event: lazyimg_event) {
+        guard openTickets.contains(event.ticket) else {
+            tally.unexpectedEvents += 1
+            return
+        }
+        tally.previews += 1
+        let row = event.row
+        guard onScreen.contains(row), cellTicket[row] == event.ticket else { return }
+        lazyimg_image_release(cellImage[row])
+        cellImage[row] = lazyimg_image_retain(event.image)
+        cellIsPreview[row] = true
     }
 
     func isShowingImage(row: Int) -> Bool {
         onScreen.contains(row) && cellImage[row] != nil
+    }
+
+    func isShowingFinalImage(row: Int) -> Bool {
+        isShowingImage(row: row) && !cellIsPreview[row]
     }
 
     func finish() -> LoaderTally {

@@ -5,8 +5,11 @@ protocol ListLoader: AnyObject {
     /// each row that `appeared` (on screen now, not in the last frame), and handling
     /// what arrived. What the harness times as the host's cost of the frame.
     func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int])
-    /// Whether the cell of on-screen `row` shows its image after the last frame.
+    /// Whether the cell of on-screen `row` shows its image (or a preview of it)
+    /// after the last frame.
     func isShowingImage(row: Int) -> Bool
+    /// Whether that image is the final one, not a preview.
+    func isShowingFinalImage(row: Int) -> Bool
     /// Stops all work (waiting for the loader's threads) and says what it counted.
     func finish() -> LoaderTally
 }
@@ -23,4 +26,11 @@ public struct LoaderTally: Sendable {
     public var requestErrors = 0
     /// Whether lazyimg_set_scroll_target was called.
     public var usedScrollTarget = false
+    /// lazyimg: PREVIEW events.
+    public var previews = 0
+}
+
+extension ListLoader {
+    /// A loader without previews shows final images only.
+    func isShowingFinalImage(row: Int) -> Bool { isShowingImage(row: row) }
 }

@@ -17,6 +17,14 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     /// (`--progressive`, `--interlaced-png`).
     case lazyimgWholeFiles = "lazyimg-whole"
     case lazyimgWithoutTargetWholeFiles = "lazyimg-no-target-whole"
+    /// lazyimg with preview_interval_ms = `previewIntervalMilliseconds`: cells show a
+    /// progressive JPEG's first scans while the rest comes (`--progressive`, and a box
+    /// larger than 1/8 of the photos, so that previews and not the DC-only fetch apply).
+    case lazyimgPreviews = "lazyimg-previews"
+    case lazyimgWithoutTargetPreviews = "lazyimg-no-target-previews"
+
+    /// lazyimg-previews' interval (`--preview-ms`); Nuke's default is 500 ms.
+    nonisolated(unsafe) public static var previewIntervalMilliseconds = 250
 
     /// What a run compares on the fixed traces unless told otherwise.
     public static let standard: [LoaderKind] = [.lazyimg, .lazyimgWithoutTarget, .eager, .lazyTable, .suspendQueue]
@@ -38,6 +46,12 @@ public enum LoaderKind: String, CaseIterable, Sendable {
     func makeLoader(urls: [String], visibleRows: Int, box: Int) throws(BenchError) -> ListLoader {
         switch self {
         case .lazyimg, .lazyimgWithoutRanges: try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box)
+        case .lazyimgPreviews:
+            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box,
+                                  previewIntervalMilliseconds: Self.previewIntervalMilliseconds)
+        case .lazyimgWithoutTargetPreviews:
+            try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, useScrollTarget: false,
+                                  previewIntervalMilliseconds: Self.previewIntervalMilliseconds)
         case .lazyimgWholeFiles:
             try LazyImgListLoader(urls: urls, visibleRows: visibleRows, box: box, fetchesFirstPassOnly: false)
         case .lazyimgWithoutTargetWholeFiles:

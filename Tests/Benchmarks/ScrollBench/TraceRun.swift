@@ -7,6 +7,18 @@ public struct TraceRun: Sendable {
     /// before that counts its whole rest, a lower bound, and is counted in `unfinished`.
     public var timeToVisible: [Double] = []
     public var unfinished = 0
+    /// As `timeToVisible`, to the frame where every visible row shows its final image
+    /// and no preview (the same as it for loaders without previews).
+    public var timeToFinal: [Double] = []
+    public var unfinishedFinal = 0
+    /// The first screen, before the list first moves: ms from the first frame to
+    /// every visible row showing a picture, and its final image (nil: not before it
+    /// moved). One entry per round.
+    public var firstScreenShown: [Double] = []
+    public var firstScreenFinal: [Double] = []
+    /// Visible rows at rest without their final image (a preview or nothing), summed
+    /// over frames.
+    public var notFinalAtRest = 0
     /// Visible rows without their image, summed over frames: at rest, and in all frames.
     public var blankAtRest = 0
     public var blankOverall = 0
@@ -45,6 +57,11 @@ public struct TraceRun: Sendable {
     public mutating func merge(_ other: TraceRun) {
         timeToVisible += other.timeToVisible
         unfinished += other.unfinished
+        timeToFinal += other.timeToFinal
+        unfinishedFinal += other.unfinishedFinal
+        firstScreenShown += other.firstScreenShown
+        firstScreenFinal += other.firstScreenFinal
+        notFinalAtRest += other.notFinalAtRest
         blankAtRest += other.blankAtRest
         blankOverall += other.blankOverall
         hostNanoseconds += other.hostNanoseconds
@@ -61,6 +78,7 @@ public struct TraceRun: Sendable {
         tally.ticketEvents += other.tally.ticketEvents
         tally.unexpectedEvents += other.tally.unexpectedEvents
         tally.requestErrors += other.tally.requestErrors
+        tally.previews += other.tally.previews
         tally.usedScrollTarget = tally.usedScrollTarget || other.tally.usedScrollTarget
     }
 }

@@ -17,6 +17,10 @@ struct TraceRunner {
         var previousVisible = 0..<0
         var previousMotion = ScrollFrame.Motion.idle
         var settledAt: Int64?
+        /// The same settle, until every visible row shows its final image.
+        var settledForFinalAt: Int64?
+        /// Before the list first moves: the first screen's load.
+        var firstScreen = true
         var frameStart: Int64 = 0
         let start = monotonicNanoseconds()
         for (index, frame) in trace.frames.enumerated() {
@@ -39,28 +43,51 @@ struct TraceRunner {
             result.frameMotions.append(frame.motion)
             previousVisible = visible
 
-            var blank = 0
+            var blank = 0, notFinal = 0
             for row in visible {
                 if loader.isShowingImage(row: row) { shownEver[row] = true } else { blank += 1 }
+                if !loader.isShowingFinalImage(row: row) { notFinal += 1 }
             }
             result.blankOverall += blank
+            if frame.motion != .idle { firstScreen = false }
+            if firstScreen {
+                let elapsed = Double(frameStart - start) / 1e6
+                if blank == 0, result.firstScreenShown.isEmpty { result.firstScreenShown.append(elapsed) }
+                if notFinal == 0, result.firstScreenFinal.isEmpty { result.firstScreenFinal.append(elapsed) }
+            }
             if frame.motion == .idle {
                 result.blankAtRest += blank
-                if previousMotion != .idle { settledAt = frameStart }
+                result.notFinalAtRest += notFinal
+                if previousMotion != .idle { (settledAt, settledForFinalAt) = (frameStart, frameStart) }
                 if let settled = settledAt, blank == 0 {
                     result.timeToVisible.append(Double(frameStart - settled) / 1e6)
                     settledAt = nil
                 }
-            } else if let settled = settledAt {
-                result.timeToVisible.append(Double(frameStart - settled) / 1e6)
-                result.unfinished += 1
-                settledAt = nil
+                if let settled = settledForFinalAt, notFinal == 0 {
+                    result.timeToFinal.append(Double(frameStart - settled) / 1e6)
+                    settledForFinalAt = nil
+                }
+            } else {
+                if let settled = settledAt {
+                    result.timeToVisible.append(Double(frameStart - settled) / 1e6)
+                    result.unfinished += 1
+                    settledAt = nil
+                }
+                if let settled = settledForFinalAt {
+                    result.timeToFinal.append(Double(frameStart - settled) / 1e6)
+                    result.unfinishedFinal += 1
+                    settledForFinalAt = nil
+                }
             }
             previousMotion = frame.motion
         }
         if let settled = settledAt {
             result.timeToVisible.append(Double(frameStart - settled) / 1e6)
             result.unfinished += 1
+        }
+        if let settled = settledForFinalAt {
+            result.timeToFinal.append(Double(frameStart - settled) / 1e6)
+            result.unfinishedFinal += 1
         }
         result.tally = loader.finish()
         let counters = server.counters(run: run)

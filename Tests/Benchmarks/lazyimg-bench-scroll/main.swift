@@ -27,6 +27,7 @@ let usage = """
                                 [--progressive (the site's photos as progressive JPEGs, and the DC-only picture's PSNR)]
                                 [--interlaced-png (as Adam7-interlaced PNGs, and the pass-1 picture's PSNR)] [--png (as plain PNGs)]
                                 [--box PX (64: the cells' box)]
+                                [--preview-ms MS (250: lazyimg-previews' preview_interval_ms)]
                                 [--waste-rows (lazyimg's wasted requests, each with the frame it came in)]
                                 [--by-motion (host time per frame at rest, dragged and decelerating)]
                                 [--simulate (the landing simulation of each family, no network)]
@@ -87,6 +88,9 @@ while let argument = arguments.popFirst() {
     case "--box":
         guard let value = arguments.popFirst().flatMap(Int.init), (8...1024).contains(value) else { fail(usage) }
         box = value
+    case "--preview-ms":
+        guard let value = arguments.popFirst().flatMap(Int.init), (1...60_000).contains(value) else { fail(usage) }
+        LoaderKind.previewIntervalMilliseconds = value
     case "--waste-rows": printWastedRows = true
     case "--by-motion": printByMotion = true
     case "--simulate": simulateOnly = true
@@ -119,6 +123,7 @@ for name in mainNames + slowNames where ScrollTraces.named(name) == nil { fail("
     case .png: options.append("--png")
     }
     if box != 64 { options.append("--box \(box)") }
+    if LoaderKind.previewIntervalMilliseconds != 250 { options.append("--preview-ms \(LoaderKind.previewIntervalMilliseconds)") }
     return "make bench-scroll BENCH_SCROLL_ARGS='\(options.joined(separator: " "))'"
 }
 
@@ -174,6 +179,7 @@ do {
         merged[key] = runs
         print(note + BenchReport.traceTable(trace, runs, rounds: rounds, command: reproduce(selection)) + "\n")
         if printByMotion { print(BenchReport.motionTable(trace, runs) + "\n") }
+        if kinds.contains(.lazyimgPreviews) || kinds.contains(.lazyimgWithoutTargetPreviews) { print(PreviewReport.table(trace, runs, command: reproduce(selection)) + "\n") }
         fflush(nil)  // each table as it comes, also into a file
         for kind in [LoaderKind.lazyimg, .lazyimgWithoutTarget] where printWastedRows {
             guard let run = byKind[kind], !run.wastedRequestLog.isEmpty else { continue }
@@ -198,6 +204,10 @@ do {
         }
     }
     if encoding == .progressiveJPEG || encoding == .interlacedPNG { print(FirstPassQuality.table(images, boxes: [box], command: reproduce("--traces none")) + "\n") }
+    if encoding == .progressiveJPEG, let explicitKinds, explicitKinds.contains(.lazyimgPreviews)
+        || explicitKinds.contains(.lazyimgWithoutTargetPreviews) {
+        print(PreviewReport.qualityTable(images, box: box, command: reproduce("--traces none")) + "\n")
+    }
     let cost = measureHitCost ? try bench.measureHitCost() : nil
     if let cost { print(BenchReport.hitCostTable(cost, command: reproduce("--traces none")) + "\n") }
     let given = CommandLine.arguments.dropFirst().filter { !$0.hasSuffix("/photos") && $0 != "--photos" }

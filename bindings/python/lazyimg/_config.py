@@ -167,6 +167,7 @@ FIELDS: dict[str, Convert] = {
     "max_decode_bytes": _unsigned(64),
     "animation_buffer_bytes": _unsigned(64),
     "fetch_first_pass_only": _flag,
+    "preview_interval_ms": _unsigned(32),
 }
 
 

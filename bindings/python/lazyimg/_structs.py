@@ -66,6 +66,7 @@ class ConfigStruct(ctypes.Structure):
         ("max_decode_bytes", ctypes.c_uint64),
         ("animation_buffer_bytes", ctypes.c_uint64),
         ("fetch_first_pass_only", ctypes.c_uint32),
+        ("preview_interval_ms", ctypes.c_uint32),
     ]
 
 

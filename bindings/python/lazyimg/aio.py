@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .constants import Status
+from .constants import EventType, Status
 from .errors import LazyImgError
 from .event import Event
 from .image import Image
@@ -104,7 +104,10 @@ class AsyncLoader(Loader):
             self.dispatch()
 
     def _handle_event(self, event: Event) -> None:
-        future = self._waiting.pop(event.ticket, None) if event.ticket else None
+        # A preview is not the ticket's one event (image() returns the final
+        # image): it reaches on_event only.
+        awaited = event.ticket and event.type != EventType.PREVIEW
+        future = self._waiting.pop(event.ticket, None) if awaited else None
         if future is not None and not future.done():
             if event.cancelled:
                 future.cancel()

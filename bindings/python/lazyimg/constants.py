@@ -106,6 +106,8 @@ class EventType(_Open):
     NEED_PAGE = 3
     # Since 0.3.0:
     DATA = 4
+    # Since 0.4.0:
+    PREVIEW = 5
 
 
 class Source(_Open):

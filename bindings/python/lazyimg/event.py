@@ -19,7 +19,9 @@ def _end(field: Any) -> int:
 class Event:
     """One event of a ticket (or a NEED_PAGE).
 
-    IMAGE: `image` is an Image (its own reference). FAILED: `status`,
+    IMAGE: `image` is an Image (its own reference). PREVIEW (with
+    preview_interval_ms set): `image` is a progressive JPEG's scans so far, at
+    the box, before the ticket's one event, which still follows. FAILED: `status`,
     `message` and `http_status` say why; `cancelled` is True when the ticket
     was cancelled (its row left the screen, cancel(), set_items, close),
     which is no failure. DATA (a fetch's answer): `data` is the body as
@@ -29,14 +31,14 @@ class Event:
     UTF-8 are kept as surrogate escapes)."""
 
     __slots__ = {
-        "type": "EventType.IMAGE, FAILED, DATA or NEED_PAGE.",
+        "type": "EventType.IMAGE, FAILED, DATA, NEED_PAGE or PREVIEW.",
         "row": "The row the ticket was requested for (NEED_PAGE: the row count; a fetch: 0).",
         "ticket": "The ticket request() or fetch() returned (0 for NEED_PAGE).",
         "status": "Status.OK, or the failure's status for FAILED.",
         "http_status": "The last HTTP status seen, 0 if none.",
         "source": "Where the answer came from: Source.MEMORY, DISK, NETWORK or NONE.",
         "url": "The row's URL (str; bytes that are not UTF-8 as surrogate escapes).",
-        "image": "IMAGE: the Image (its own reference); else None.",
+        "image": "IMAGE, PREVIEW: the Image (its own reference); else None.",
         "message": "FAILED: why, in the library's words; else \"\".",
         "data": "DATA: the body as bytes; else None.",
     }
@@ -106,6 +108,8 @@ class Event:
             what = f"DATA {len(self.data or b'')} bytes"
         elif self.type == EventType.NEED_PAGE:
             what = "NEED_PAGE"
+        elif self.type == EventType.PREVIEW:
+            what = f"PREVIEW {self.image!r}"
         else:
             what = repr(self.image)
         return f"<lazyimg.Event row={self.row} ticket={self.ticket} {what}>"

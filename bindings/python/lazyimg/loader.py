@@ -17,7 +17,7 @@ from ._core import LoaderBase, wrap
 from ._pure import _rows
 from ._library import lib
 from ._structs import EVENT_FN, StatsStruct
-from .constants import Delivery, Fit, Output, PixelFormat, PlaceholderKind, Status
+from .constants import Delivery, EventType, Fit, Output, PixelFormat, PlaceholderKind, Status
 from .errors import ClosedError, LazyImgError, MisuseError, check, error_for
 from .event import Event
 from .image import Image
@@ -113,7 +113,8 @@ class Loader(LoaderBase):
                  session: Session | None = None,
                  max_decode_bytes: int = 64 << 20,
                  animation_buffer_bytes: int = 0,
-                 fetch_first_pass_only: bool = True) -> None:
+                 fetch_first_pass_only: bool = True,
+                 preview_interval_ms: int = 0) -> None:
         values = {name: value for name, value in locals().items() if name in FIELDS}
         self._handle = 0
         self._forked = False
@@ -335,7 +336,8 @@ class Loader(LoaderBase):
                 self.dispatch()
                 raise TimeoutError(f"load(): {len(tickets)} of {len(urls)} rows had no answer within {timeout} s")
             for event in self.dispatch():
-                row = tickets.pop(event.ticket, -1)
+                # A preview is not the row's answer: its IMAGE follows.
+                row = tickets.pop(event.ticket, -1) if event.type != EventType.PREVIEW else -1
                 if row >= 0:
                     results[row] = event.image if event.image is not None else event.error()
         return [result for result in results if result is not None]
