@@ -46,7 +46,7 @@ public enum PreviewReport {
                 var entry = byScans[index + 1] ?? (0, 0, [])
                 entry.bytes += end
                 entry.fileBytes += jpeg.count
-                entry.scores.append(DCScanQuality.psnr(preview, whole))
+                entry.scores.append(FirstPassQuality.psnr(preview, whole))
                 byScans[index + 1] = entry
             }
         }
