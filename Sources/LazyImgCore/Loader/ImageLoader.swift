@@ -225,7 +225,7 @@ public final class ImageLoader: Sendable {
         f.stats.requests += 1
         let ticket = f.openTicket(row: row, url: key.url)
         // In the same hold: the scheduler reads it after the list it belongs to.
-        loop.hostInputs.push(.request(ticket: ticket, row: row, key: key, imagesCached: f.imagesCached))
+        loop.hostInputs.push(.request(ticket: ticket, row: row, imagesCached: f.imagesCached))
         guard hostView.holds(row) else { return .pending(ticket) }
         f.stats.deferred += 1
         return .deferred(ticket)

@@ -6,9 +6,9 @@
 /// size. Inline, the payloads shared 152 bytes and a small case left most of the
 /// word holding the case tag unwritten; reading the tag was then, to valgrind, a
 /// branch on uninitialised memory on every input (make memcheck, check-install).
-/// The view calls' cases, made every frame, stay inline (24 bytes, no spare bits, so
-/// the tag has a byte of its own): their push allocates the queue's node and
-/// nothing else.
+/// The cases a frame makes, the view calls and a request, stay inline (24 bytes,
+/// no spare bits, so the tag has a byte of its own): their push allocates the
+/// queue's node and nothing else.
 enum SchedulerInput: Sendable {
     // The host's calls. Each was answered already (from the snapshot the host's
     // threads read): these are the decisions it left to the scheduler.
@@ -17,10 +17,11 @@ enum SchedulerInput: Sendable {
     case visible(Range<Int>)
     /// Empty: the host withdrew its target.
     case target(Range<Int>)
-    /// A request that missed the memory cache; its ticket is live. `imagesCached`:
-    /// how many images the scheduler had had cached when the host looked
-    /// (`LoaderFront.imagesCached`).
-    indirect case request(ticket: UInt64, row: Int, key: CacheKey, imagesCached: UInt64)
+    /// A request that missed the memory cache; its ticket is live. The row's key
+    /// is the scheduler's `rows[row]`: the host pushed the list before any request
+    /// made for it. `imagesCached`: how many images the scheduler had had cached
+    /// when the host looked (`LoaderFront.imagesCached`).
+    case request(ticket: UInt64, row: Int, imagesCached: UInt64)
     /// The host cancelled a live ticket (its CANCELLED event is queued already).
     case cancel(ticket: UInt64)
     indirect case fetch(ticket: UInt64, url: ImageURL)
