@@ -38,6 +38,33 @@ final class LiveTicketsTests: XCTestCase {
         XCTAssertTrue(live.retireAll { _ in true }.isEmpty)
     }
 
+    func testAnyOrderOfOpeningsAndEndingsAnswersAsADictionaryWould() {
+        var live = LiveTickets<Int>()
+        var model: [UInt64: Int] = [:]
+        var random = SystemRandomNumberGenerator()
+        var opened: UInt64 = 0
+        for step in 0..<60_000 {
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<5:
+                opened += 1
+                XCTAssertEqual(live.open(step), opened)
+                model[opened] = step
+            case 5..<9:
+                // Mostly recent tickets, sometimes any, sometimes one never opened.
+                let back = UInt64.random(in: 0...(Bool.random(using: &random) ? 20 : opened + 2), using: &random)
+                let number = opened &+ 1 &- back
+                XCTAssertEqual(live.retire(number), model.removeValue(forKey: number), "ticket \(number) at step \(step)")
+            default:
+                guard Int.random(in: 0..<200, using: &random) == 0 else { continue }
+                let ended = live.retireAll { $0 % 3 == 0 }
+                let expected = model.filter { $0.value % 3 == 0 }.keys.sorted()
+                XCTAssertEqual(ended.map(\.number), expected)
+                for number in expected { model[number] = nil }
+            }
+        }
+        XCTAssertEqual(live.retireAll { _ in true }.map(\.number), model.keys.sorted())
+    }
+
     func testRetireAllTakesWhatItSelectsOldestFirst() {
         var live = LiveTickets<Int>()
         for value in 1...10 { _ = live.open(value) }
