@@ -126,10 +126,18 @@ public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
     guard let outImage, let outTicket else { return LAZYIMG_E_INVALID_ARGUMENT }
     outImage.pointee = nil
     outTicket.pointee = 0
-    if let pointer, let answered = borrowLoader(pointer, { loader in
-        loader.requestUnlessFailing(row: Int(clamping: row)).map { answer(loader, row: row, $0, outImage, outTicket) }
-    }) {
-        return answered
+    if let pointer {
+        var ticket: UInt64 = 0
+        var deferred = false
+        let status = borrowLoader(pointer) { loader -> lazyimg_status? in
+            if let image = loader.requestUnlessFailing(row: Int(clamping: row), ticket: &ticket, deferred: &deferred) {
+                outImage.pointee = imagePointer(passRetained: image)
+                return LAZYIMG_OK
+            }
+            guard ticket != 0 else { return nil }
+            return answer(loader, row: row, deferred ? .deferred(ticket) : .pending(ticket), outImage, outTicket)
+        }
+        if let status { return status }
     }
     // The error's status, which the call above left to this one.
     return withLoader(pointer) { loader throws(LoaderError) in
