@@ -126,22 +126,40 @@ public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
     guard let outImage, let outTicket else { return LAZYIMG_E_INVALID_ARGUMENT }
     outImage.pointee = nil
     outTicket.pointee = 0
-    if let pointer, let image = borrowLoader(pointer, { $0.requestFromMemory(row: Int(clamping: row)) }) {
+    if let pointer {
+        var ticket: UInt64 = 0
+        var deferred = false
+        let status = borrowLoader(pointer) { loader -> lazyimg_status? in
+            if let image = loader.requestUnlessFailing(row: Int(clamping: row), ticket: &ticket, deferred: &deferred) {
+                outImage.pointee = imagePointer(passRetained: image)
+                return LAZYIMG_OK
+            }
+            guard ticket != 0 else { return nil }
+            return answer(loader, row: row, deferred ? .deferred(ticket) : .pending(ticket), outImage, outTicket)
+        }
+        if let status { return status }
+    }
+    // The error's status, which the call above left to this one.
+    return withLoader(pointer) { loader throws(LoaderError) in
+        answer(loader, row: row, try loader.request(row: Int(clamping: row)), outImage, outTicket)
+    }
+}
+
+/// A request's answer in the C call's out-parameters and status.
+@inline(__always)
+private func answer(_ loader: ImageLoader, row: UInt, _ result: ImageLoader.RequestResult,
+                    _ outImage: UnsafeMutablePointer<OpaquePointer?>,
+                    _ outTicket: UnsafeMutablePointer<UInt64>) -> lazyimg_status {
+    switch result {
+    case .image(let image):
         outImage.pointee = imagePointer(passRetained: image)
         return LAZYIMG_OK
-    }
-    return withLoader(pointer) { loader throws(LoaderError) in
-        switch try loader.request(row: Int(clamping: row)) {
-        case .image(let image):
-            outImage.pointee = imagePointer(passRetained: image)
-            return LAZYIMG_OK
-        case .pending(let ticket):
-            outTicket.pointee = ticket
-            return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_PENDING
-        case .deferred(let ticket):
-            outTicket.pointee = ticket
-            return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_DEFERRED
-        }
+    case .pending(let ticket):
+        outTicket.pointee = ticket
+        return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_PENDING
+    case .deferred(let ticket):
+        outTicket.pointee = ticket
+        return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_DEFERRED
     }
 }
 

@@ -65,20 +65,35 @@ final class LoaderRowSlotTests: XCTestCase {
         XCTAssertThrowsError(try h.loader.request(row: 4)) { XCTAssertEqual($0 as? LoaderError, .outOfRange) }
     }
 
-    func testTheMemoryPathCountsLikeARequestAndAnswersNothingElse() throws {
+    func testTheUnfailingPathAnswersAsARequestAndLeavesErrorsToIt() throws {
         let h = try PolicyHarness()
         try h.loader.setItems([url("a"), url("b"), nil])
         try load(0, "a", width: 10, h)
         let before = h.stats
-        XCTAssertEqual(h.loader.requestFromMemory(row: 0)?.width, 10, "found by hash")
-        XCTAssertEqual(h.loader.requestFromMemory(row: 0)?.width, 10, "through the remembered slot")
+        var ticket: UInt64 = 0
+        var deferred = false
+        XCTAssertEqual(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred)?.width, 10, "found by hash")
+        XCTAssertEqual(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred)?.width, 10,
+                       "through the remembered slot")
+        XCTAssertEqual(ticket, 0, "a hit has no ticket")
         XCTAssertEqual(h.stats.requests, before.requests + 2)
         XCTAssertEqual(h.stats.memoryHits, before.memoryHits + 2)
-        for row in [1, 2, 3, -1] { XCTAssertNil(h.loader.requestFromMemory(row: row), "row \(row)") }
-        XCTAssertEqual(h.stats.requests, before.requests + 2, "nothing else counted")
-        XCTAssertTrue(h.transport.startedURLs.filter { $0 == url("b") }.isEmpty, "and nothing started")
+        for row in [2, 3, -1] {
+            XCTAssertNil(h.loader.requestUnlessFailing(row: row, ticket: &ticket, deferred: &deferred))
+            XCTAssertEqual(ticket, 0, "row \(row): an error, left to request(row:)")
+        }
+        XCTAssertEqual(h.stats.requests, before.requests + 2, "nothing counted for the errors")
+        XCTAssertTrue(h.transport.startedURLs.filter { $0 == url("b") }.isEmpty)
+        XCTAssertNil(h.loader.requestUnlessFailing(row: 1, ticket: &ticket, deferred: &deferred))
+        XCTAssertNotEqual(ticket, 0, "a miss gets its ticket in the same call")
+        XCTAssertFalse(deferred, "at rest")
+        XCTAssertEqual(h.stats.requests, before.requests + 3)
+        h.settle()
+        XCTAssertEqual(h.transport.startedURLs.filter { $0 == url("b") }.count, 1, "and its download, as request(row:)'s")
         try h.loader.shutdown()
-        XCTAssertNil(h.loader.requestFromMemory(row: 0))
+        ticket = 0
+        XCTAssertNil(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred))
+        XCTAssertEqual(ticket, 0)
     }
 
     func testTrimmingTheCacheMakesRememberedRowsMiss() throws {

@@ -106,7 +106,7 @@ final class SchedulerTests: XCTestCase {
 
     /// A host's request that missed, having seen every image cached so far.
     private func request(_ ticket: UInt64, row: Int) -> [String] {
-        feed(.request(ticket: ticket, row: row, key: key(row), imagesCached: scheduler.imagesCached))
+        feed(.request(ticket: ticket, row: row, imagesCached: scheduler.imagesCached))
     }
 
     private func downloaded(_ row: Int, _ result: Result<[UInt8], LoaderError>, status: Int = 200) -> [String] {
@@ -186,7 +186,7 @@ final class SchedulerTests: XCTestCase {
         let seenByTheHost = scheduler.imagesCached
         XCTAssertEqual(decoded(0), ["cache 0"], "fetched unasked")
         environment.cached[key(0)] = DecodedImage(width: 2, height: 1, sourceWidth: 2, sourceHeight: 1)
-        XCTAssertEqual(feed(.request(ticket: 4, row: 0, key: key(0), imagesCached: seenByTheHost)), ["image 4"],
+        XCTAssertEqual(feed(.request(ticket: 4, row: 0, imagesCached: seenByTheHost)), ["image 4"],
                        "cached after the host missed")
         environment.cached[key(9)] = environment.cached[key(0)]
         XCTAssertEqual(request(8, row: 9), ["start 9"],

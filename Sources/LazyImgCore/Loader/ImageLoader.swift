@@ -208,23 +208,36 @@ public final class ImageLoader: Sendable {
                 shown = f.countMemoryHit(row: row)
                 return .image(image)
             }
-            let key = try f.key(forRow: row)
-            guard key.isLoadable(allowingFiles: configuration.allowFileURLs) else { throw .badURL }
-            if !f.failures.isEmpty, let failure = f.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
-                throw failure.error
-            }
-            f.stats.requests += 1
-            let ticket = f.openTicket(row: row, url: key.url)
-            // In the same hold: the scheduler reads it after the list it belongs to.
-            loop.hostInputs.push(.request(ticket: ticket, row: row, key: key, imagesCached: f.imagesCached))
-            guard hostView.holds(row) else { return .pending(ticket) }
-            f.stats.deferred += 1
-            return .deferred(ticket)
+            return try missed(row: row, in: &f)
         }
-        if let shown { loop.post(host: .prefetchShown(shown)) }
-        if case .image = result { return result }
-        loop.wake.wake(urgent: false)
+        answered(result, shown: shown)
         return result
+    }
+
+    /// A request that missed memory, in the front's hold: its ticket, or why none.
+    @inline(__always)
+    func missed(row: Int, in f: inout LoaderFront) throws(LoaderError) -> RequestResult {
+        let key = try f.key(forRow: row)
+        guard key.isLoadable(allowingFiles: configuration.allowFileURLs) else { throw .badURL }
+        if !f.failures.isEmpty, let failure = f.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
+            throw failure.error
+        }
+        f.stats.requests += 1
+        let ticket = f.openTicket(row: row, url: key.url)
+        // In the same hold: the scheduler reads it after the list it belongs to.
+        loop.hostInputs.push(.request(ticket: ticket, row: row, imagesCached: f.imagesCached))
+        guard hostView.holds(row) else { return .pending(ticket) }
+        f.stats.deferred += 1
+        return .deferred(ticket)
+    }
+
+    /// After the hold: the scheduler told of a prefetched image seen, or woken for
+    /// the ticket's decision.
+    @inline(__always)
+    func answered(_ result: RequestResult, shown: CacheKey?) {
+        if let shown { loop.post(host: .prefetchShown(shown)) }
+        if case .image = result { return }
+        loop.wake.wake(urgent: false)
     }
 
     /// The cached image for `row`, or nil; schedules nothing.

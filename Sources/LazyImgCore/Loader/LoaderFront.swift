@@ -14,9 +14,7 @@ struct LoaderFront {
     var failures: FailureRecords
     /// Tickets whose one event has not been queued yet: the host's cancel, a new list
     /// and shutdown end them here, the scheduler's decisions through `retire`.
-    private(set) var live: [UInt64: LiveTicket] = [:]
-    /// Never 0, never reused.
-    private var lastTicket: UInt64 = 0
+    private var live = LiveTickets<LiveTicket>()
     /// The images the scheduler has cached so far (its `.cache` effects carried
     /// out): a request's miss says how many it saw (`Scheduler.imagesCached`).
     var imagesCached: UInt64 = 0
@@ -73,22 +71,23 @@ struct LoaderFront {
 
     /// A new live ticket for `row`'s image (or a fetch of `url`).
     mutating func openTicket(row: Int, url: ImageURL, isFetch: Bool = false) -> UInt64 {
-        lastTicket += 1
-        live[lastTicket] = LiveTicket(row: row, url: url, isFetch: isFetch)
-        return lastTicket
+        live.open(LiveTicket(row: row, url: url, isFetch: isFetch))
+    }
+
+    /// Whether ticket `id` is live: its event is not decided yet.
+    func isLive(_ id: UInt64) -> Bool {
+        live.contains(id)
     }
 
     /// Ends the live ticket `id`, returning it; nil when its event was decided already.
     mutating func retire(_ id: UInt64) -> LiveTicket? {
-        live.removeValue(forKey: id)
+        live.retire(id)
     }
 
     /// Ends every live ticket that `include` selects, returning their CANCELLED
     /// events: image tickets first, each kind oldest first.
     mutating func cancelAll(where include: (LiveTicket) -> Bool) -> [LoaderEvent] {
-        let ended = live.filter { include($0.value) }
-        for id in ended.keys { live[id] = nil }
-        return ended.sorted { ($0.value.isFetch ? 1 : 0, $0.key) < ($1.value.isFetch ? 1 : 0, $1.key) }
-            .map { $0.value.cancelledEvent($0.key) }
+        let ended = live.retireAll(where: include)
+        return (ended.filter { !$0.ticket.isFetch } + ended.filter(\.ticket.isFetch)).map { $0.ticket.cancelledEvent($0.number) }
     }
 }

@@ -47,7 +47,7 @@ extension SchedulerLoop {
                 // In the front's hold: a cancel that retires the ticket queues its
                 // CANCELLED after it, or this sees the ticket gone.
                 front.withLock { f in
-                    if f.live[event.ticket] != nil { delivery.push(contentsOf: CollectionOfOne(event)) }
+                    if f.isLive(event.ticket) { delivery.push(contentsOf: CollectionOfOne(event)) }
                 }
             case .cache(let image, let key, let unseenPrefetch):
                 front.withLock { f in f.insertImage(image, for: key, unseenPrefetch: unseenPrefetch) }

@@ -106,7 +106,10 @@ final class Scheduler {
         case .target(let rows):
             view.setTarget(rows)
             viewDidChange()
-        case .request(let ticket, let row, let key, let imagesCached):
+        case .request(let ticket, let row, let imagesCached):
+            // Always there: the host checked the row's key in the hold that also
+            // ordered its list before this request.
+            guard rows.indices.contains(row), let key = rows[row] else { return }
             request(ticket, row: row, key: key, imagesCachedThen: imagesCached)
         case .cancel(let ticket):
             if cancelFetch(ticket) || tickets[ticket] != nil {

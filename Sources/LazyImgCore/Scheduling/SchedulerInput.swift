@@ -2,11 +2,14 @@
 /// the network thread's and the workers' results as they come; the timer when a
 /// moment the scheduler asked for has come.
 ///
-/// Indirect: each payload in a box of its own size, so the value is one word.
-/// Inline, the payloads shared 152 bytes and a small case left most of the word
-/// holding the case tag unwritten; reading the tag was then, to valgrind, a branch
-/// on uninitialised memory on every input (make memcheck, check-install).
-indirect enum SchedulerInput: Sendable {
+/// The cases with large payloads are indirect: each payload in a box of its own
+/// size. Inline, the payloads shared 152 bytes and a small case left most of the
+/// word holding the case tag unwritten; reading the tag was then, to valgrind, a
+/// branch on uninitialised memory on every input (make memcheck, check-install).
+/// The cases a frame makes, the view calls and a request, stay inline (24 bytes,
+/// no spare bits, so the tag has a byte of its own): their push allocates the
+/// queue's node and nothing else.
+enum SchedulerInput: Sendable {
     // The host's calls. Each was answered already (from the snapshot the host's
     // threads read): these are the decisions it left to the scheduler.
     /// A scroll state and velocity, timed by the loader's clock when the host gave it.
@@ -14,40 +17,41 @@ indirect enum SchedulerInput: Sendable {
     case visible(Range<Int>)
     /// Empty: the host withdrew its target.
     case target(Range<Int>)
-    /// A request that missed the memory cache; its ticket is live. `imagesCached`:
-    /// how many images the scheduler had had cached when the host looked
-    /// (`LoaderFront.imagesCached`).
-    case request(ticket: UInt64, row: Int, key: CacheKey, imagesCached: UInt64)
+    /// A request that missed the memory cache; its ticket is live. The row's key
+    /// is the scheduler's `rows[row]`: the host pushed the list before any request
+    /// made for it. `imagesCached`: how many images the scheduler had had cached
+    /// when the host looked (`LoaderFront.imagesCached`).
+    case request(ticket: UInt64, row: Int, imagesCached: UInt64)
     /// The host cancelled a live ticket (its CANCELLED event is queued already).
     case cancel(ticket: UInt64)
-    case fetch(ticket: UInt64, url: ImageURL)
+    indirect case fetch(ticket: UInt64, url: ImageURL)
     /// The list was replaced (every image ticket before it ended CANCELLED) or grew.
-    case listReplaced([CacheKey?])
-    case listAppended([CacheKey?])
+    indirect case listReplaced([CacheKey?])
+    indirect case listAppended([CacheKey?])
     case paging(distanceRows: Int, hasMore: Bool)
     /// A memory hit showed an image the loader had fetched unasked.
-    case prefetchShown(CacheKey)
+    indirect case prefetchShown(CacheKey)
 
     // The network thread's and the workers' results.
     /// `encoded`: the image the host decodes itself, made on the network thread when
     /// no disk cache stands between (else the decode worker makes it). `wallClock`:
     /// seconds since the epoch when it ended, for a revalidated disk copy's metadata.
-    case downloaded(TransferID, DataResponse, encoded: Result<DecodedImage, LoaderError>?, wallClock: Int64)
-    case fetched(TransferID, DataResponse)
+    indirect case downloaded(TransferID, DataResponse, encoded: Result<DecodedImage, LoaderError>?, wallClock: Int64)
+    indirect case fetched(TransferID, DataResponse)
     /// A download's body so far decodes to a picture (`ReceivedPrefix`).
-    case receivedPrefix(TransferID, ReceivedPrefix)
+    indirect case receivedPrefix(TransferID, ReceivedPrefix)
     /// A preview's decode ran, or was skipped (nil): the workers had finals waiting,
     /// or the prefix decoded to nothing new (`PreviewDecode`). `passes`: an
     /// interlaced PNG's passes it shows.
-    case previewDecoded(job: UInt64, key: CacheKey, DecodedImage?, passes: Int)
-    case diskRead(job: UInt64, key: CacheKey, DiskLookup)
+    indirect case previewDecoded(job: UInt64, key: CacheKey, DecodedImage?, passes: Int)
+    indirect case diskRead(job: UInt64, key: CacheKey, DiskLookup)
     /// A decode ran. `message` describes a failure; `releasedBytes` are the file's
     /// bytes given back to the download budget now (nil while a disk write still
     /// holds them: `fileReleased` follows).
-    case decoded(job: UInt64, key: CacheKey, Result<DecodedImage, LoaderError>, httpStatus: Int, message: String,
+    indirect case decoded(job: UInt64, key: CacheKey, Result<DecodedImage, LoaderError>, httpStatus: Int, message: String,
                  source: ImageSource, releasedBytes: Int?)
     /// A worker found the job unwanted when its turn came and dropped the file.
-    case decodeSkipped(job: UInt64, key: CacheKey, releasedBytes: Int)
+    indirect case decodeSkipped(job: UInt64, key: CacheKey, releasedBytes: Int)
     /// A disk write is done with a decoded file's bytes.
     case fileReleased(Int)
 

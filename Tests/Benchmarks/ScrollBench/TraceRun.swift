@@ -31,6 +31,8 @@ public struct TraceRun: Sendable {
     public var frameMotions: [ScrollFrame.Motion] = []
     /// Frames that started more than a frame late (a busy machine).
     public var lateFrames = 0
+    /// Walks of a buffer the busy threads made during the run (`--busy-threads`).
+    public var busyPasses = 0
     /// What reached the server: requests, body bytes sent, and requests for rows whose
     /// image never showed in a cell.
     public var requests = 0
@@ -68,6 +70,7 @@ public struct TraceRun: Sendable {
         hostCPUNanoseconds += other.hostCPUNanoseconds
         frameMotions += other.frameMotions
         lateFrames += other.lateFrames
+        busyPasses += other.busyPasses
         requests += other.requests
         bytes += other.bytes
         resumed += other.resumed

@@ -59,6 +59,21 @@ final class ScrollBenchHarnessTests: XCTestCase {
         XCTAssertEqual(lazyTable.hostNanoseconds.count, trace.frames.count)
         XCTAssertEqual(lazyTable.timeToVisible.count, 1)
         XCTAssertLessThanOrEqual(lazyTable.wastedRequests, lazyTable.requests)
+        XCTAssertEqual(lazyTable.busyPasses, 0, "no busy threads unless asked")
+    }
+
+    func testBusyThreadsRunThroughEveryLoadersTrace() throws {
+        let images = try SiteImages.make(photosDirectory: nil, generatedCount: 2, width: 96, height: 64)
+        let bench = try ScrollBenchmark(images: images, delayMilliseconds: 5, bytesPerSecond: 0, busyThreads: 2)
+        defer { bench.stop() }
+        let trace = tinyFling()
+        for kind in [LoaderKind.lazyimg, .lazyTable] {
+            let run = try bench.run(trace, with: kind)
+            XCTAssertGreaterThan(run.busyPasses, 0, "the busy threads worked through \(kind)'s run")
+            XCTAssertEqual(run.hostNanoseconds.count, trace.frames.count)
+        }
+        let table = BenchReport.traceTable(trace, [], rounds: 1, busyThreads: 2, command: "make bench-scroll")
+        XCTAssertTrue(table.contains("every loader with 2 busy threads at the UI thread's priority"), table)
     }
 }
 #endif

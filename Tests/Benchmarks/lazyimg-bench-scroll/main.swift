@@ -28,6 +28,7 @@ let usage = """
                                 [--interlaced-png (as Adam7-interlaced PNGs, and the pass-1 picture's PSNR)] [--png (as plain PNGs)]
                                 [--box PX (64: the cells' box)]
                                 [--preview-ms MS (250: lazyimg-previews' preview_interval_ms)]
+                                [--busy-threads N (0: threads spinning at the UI thread's priority through every run)]
                                 [--waste-rows (lazyimg's wasted requests, each with the frame it came in)]
                                 [--by-motion (host time per frame at rest, dragged and decelerating)]
                                 [--simulate (the landing simulation of each family, no network)]
@@ -51,7 +52,7 @@ var photos = "../shared/corpus/photos"
 var measureHitCost = true
 var printWastedRows = false, printByMotion = false
 var simulateOnly = false, tuneOnly = false
-var encoding = SiteEncoding.jpeg, box = 64
+var encoding = SiteEncoding.jpeg, box = 64, busyThreads = 0
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -91,6 +92,9 @@ while let argument = arguments.popFirst() {
     case "--preview-ms":
         guard let value = arguments.popFirst().flatMap(Int.init), (1...60_000).contains(value) else { fail(usage) }
         LoaderKind.previewIntervalMilliseconds = value
+    case "--busy-threads":
+        guard let value = arguments.popFirst().flatMap(Int.init), (0...16).contains(value) else { fail(usage) }
+        busyThreads = value
     case "--waste-rows": printWastedRows = true
     case "--by-motion": printByMotion = true
     case "--simulate": simulateOnly = true
@@ -124,6 +128,7 @@ for name in mainNames + slowNames where ScrollTraces.named(name) == nil { fail("
     }
     if box != 64 { options.append("--box \(box)") }
     if LoaderKind.previewIntervalMilliseconds != 250 { options.append("--preview-ms \(LoaderKind.previewIntervalMilliseconds)") }
+    if busyThreads > 0 { options.append("--busy-threads \(busyThreads)") }
     return "make bench-scroll BENCH_SCROLL_ARGS='\(options.joined(separator: " "))'"
 }
 
@@ -150,12 +155,16 @@ let started = time(nil)
 do {
     let images = try SiteImages.make(photosDirectory: photos, encoding: encoding)
     let bench = try ScrollBenchmark(images: images, delayMilliseconds: delayMilliseconds,
-                                    bytesPerSecond: Int(megabitsPerSecond * 1e6 / 8), box: box)
+                                    bytesPerSecond: Int(megabitsPerSecond * 1e6 / 8), box: box, busyThreads: busyThreads)
     defer { bench.stop() }
     print("scroll benchmark: 60 Hz; fixed traces \(ScrollTraces.rows) rows, \(ScrollTraces.visibleRows) visible; sessions"
           + " \(FlingSessions.rows) rows of 40-300 px on 600-1,000 px; cells of \(bench.box)x\(bench.box)")
     print("site: \(images.origin), \(images.averageBytes / 1024) KiB average; 127.0.0.1, \(delayMilliseconds) ms per response, "
           + (megabitsPerSecond > 0 ? "\(megabitsPerSecond) Mbit/s cap" : "no bandwidth cap"))
+    if busyThreads > 0 {
+        print("load: every loader's run with \(BenchReport.busyNote(busyThreads)), each walking \(BusyThreads.bufferBytes >> 20) MiB,"
+              + " started before the loader is made and stopped after it finishes; the hit cost without them")
+    }
     print("lazyimg: lazyimg_set_scroll_target called when a fling or animated scroll starts; lazyimg-no-target: never called"
           + " (velocity only). eager (no cap), LazyTable (per-frame part in C, no cap), suspend-queue (cap \(LoaderKind.suspendQueueCap)).")
     print("The site serves byte ranges (Accept-Ranges, ETag), as CDNs do; on the slow link, *-no-range: the same loader on a"
@@ -177,7 +186,8 @@ do {
         }
         let runs = kinds.compactMap { byKind[$0] }
         merged[key] = runs
-        print(note + BenchReport.traceTable(trace, runs, rounds: rounds, command: reproduce(selection)) + "\n")
+        print(note + BenchReport.traceTable(trace, runs, rounds: rounds, busyThreads: busyThreads,
+                                                  command: reproduce(selection)) + "\n")
         if printByMotion { print(BenchReport.motionTable(trace, runs) + "\n") }
         if kinds.contains(.lazyimgPreviews) || kinds.contains(.lazyimgWithoutTargetPreviews) { print(PreviewReport.table(trace, runs, command: reproduce(selection)) + "\n") }
         fflush(nil)  // each table as it comes, also into a file
@@ -195,7 +205,8 @@ do {
     }
     if !slowNames.isEmpty {
         let slow = try ScrollBenchmark(images: images, delayMilliseconds: delayMilliseconds,
-                                       bytesPerSecond: Int(slowLinkMegabitsPerSecond * 1e6 / 8), box: box)
+                                       bytesPerSecond: Int(slowLinkMegabitsPerSecond * 1e6 / 8), box: box,
+                                       busyThreads: busyThreads)
         defer { slow.stop() }
         for name in slowNames {
             try run(name, on: slow, key: BenchReport.slowLinkPrefix + name,
@@ -211,7 +222,7 @@ do {
     let cost = measureHitCost ? try bench.measureHitCost() : nil
     if let cost { print(BenchReport.hitCostTable(cost, command: reproduce("--traces none")) + "\n") }
     let given = CommandLine.arguments.dropFirst().filter { !$0.hasSuffix("/photos") && $0 != "--photos" }
-    print(BenchReport.goalsTable(merged, hitCost: cost,
+    print(BenchReport.goalsTable(merged, hitCost: cost, busyThreads: busyThreads,
                                  command: "make bench-scroll" + (given.isEmpty ? "" : " BENCH_SCROLL_ARGS='\(given.joined(separator: " "))'")))
     print("\nran in \(time(nil) - started) s")
 } catch {
