@@ -20,8 +20,12 @@ void animation_watch_frame(struct animation_watch *w, struct feed_checks *c, laz
                            unsigned animated_shown, unsigned advances)
 {
     uint64_t decoded = feed_stats(loader).frames_decoded;
-    if (w->first_decoded == 0 && w->last_decoded == 0)
+    /* From the run's first frame, not its first frame with a decode: a short
+     * animation may decode whole in one batch before the next stats read. */
+    if (!w->started) {
         w->first_decoded = decoded;
+        w->started = 1;
+    }
     w->last_decoded = decoded;
     if (advances > w->most_advances)
         w->most_advances = advances;

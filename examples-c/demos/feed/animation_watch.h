@@ -28,6 +28,7 @@ struct animation_watch {
     unsigned quiet_spells;   /* spells judged for long enough */
     int quiet_failed;        /* this spell already failed */
     unsigned most_advances;  /* the most frames a shown cell advanced */
+    int started;             /* first_decoded holds the first frame's reading */
     uint64_t first_decoded, last_decoded;
 };
 
