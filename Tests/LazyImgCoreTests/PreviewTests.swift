@@ -76,16 +76,7 @@ final class PreviewTests: XCTestCase {
 
     func testAnInterlacedPNGSentSlowlyGivesItsPassesBeforeItsImage() throws {
         let png = makeNoisePNG(width: 768, height: 512, seed: 5, interlaced: true)
-        // The fewest bytes that hold three complete passes.
-        var low = 0, high = png.count
-        while low < high {
-            let middle = (low + high) / 2
-            if (try? PNGInterlacedPrefix.examine(Array(png[..<middle]), throughPass: 7))??.completePasses ?? 0 >= 3 {
-                high = middle
-            } else {
-                low = middle + 1
-            }
-        }
+        let low = fewestBytes(holdingPasses: 3, of: png)
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveStalling("/i.png", body: png, sentBytes: low)
@@ -98,7 +89,8 @@ final class PreviewTests: XCTestCase {
 
         XCTAssertEqual([preview.width, preview.height], [192, 128], "at the box")
         let passesSoFar = try (1...3).map { passes in
-            rows(try PNGInterlacedPrefix.preview(Array(png[..<low]), passes: passes, options: box))
+            rows(try PNGInterlacedPrefix.preview(Array(png[..<fewestBytes(holdingPasses: passes, of: png)]),
+                                                 options: box).image)
         }
         XCTAssertTrue(passesSoFar.contains(rows(preview)), "the first passes, up to the three that came")
         XCTAssertFalse(rows(preview) == rows(final))
