@@ -136,6 +136,37 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(events.filter { $0.preview == nil }.count, 1, "CANCELLED, once, last")
     }
 
+    /// The scheduler decides a preview while its ticket is live, and the host cancels
+    /// the ticket in its own call before the effect runs: the scheduler has not heard
+    /// of the cancel, so the effect runner's check of the front is what drops it. The
+    /// effect is carried out here directly, once before the cancel and once after.
+    func testAPreviewDecidedBeforeTheHostCancelledIsDropped() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        // The download stays open and has no scan, so only these previews come.
+        server.serveStalling("/p.jpg", body: photo, sentBytes: 100)
+        let list = try loader(previewEvery: 1)
+        defer { try? list.0.shutdown() }
+        let ticket = try ask(server.url("/p.jpg"), in: list)
+        let picture = try JPEGDecoder().decode(photo, options: box, limits: DecodeLimits())
+        let preview = LoaderEvent(ticket: ticket, row: 0, url: ImageURL(server.url("/p.jpg")),
+                                  outcome: .preview(picture), httpStatus: 200)
+        var finished: [LoaderEvent] = []
+        list.0.loop.carryOut([.preview(preview)], events: &finished)
+        XCTAssertTrue(try list.0.cancel(ticket: ticket))
+        list.0.loop.carryOut([.preview(preview)], events: &finished)
+        XCTAssertTrue(finished.isEmpty, "a preview is no ticket's one event")
+
+        // Events come in the order queued: once another ticket's CANCELLED, queued
+        // after both previews, is in, the dropped one would have come before it.
+        let marker = try XCTUnwrap(try list.0.request(row: 0).ticket)
+        XCTAssertTrue(try list.0.cancel(ticket: marker))
+        try dispatch(marker, in: list) { $0.contains { $0.error == .cancelled } }
+        let events = list.1.events(for: ticket)
+        XCTAssertEqual(events.map { $0.preview != nil }, [true, false], "the live one, then CANCELLED, and no more")
+        XCTAssertEqual(events.last?.error, .cancelled)
+    }
+
     // MARK: Helpers
 
     /// Where the complete scans end, the body handed over in `pieces`-byte arrivals.
