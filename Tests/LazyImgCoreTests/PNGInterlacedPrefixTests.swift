@@ -56,6 +56,19 @@ final class PNGInterlacedPrefixTests: XCTestCase {
         XCTAssertEqual(try PNGInterlacedPrefix.examine(Array(png[..<end]))?.completePasses, 1)
     }
 
+    func testTheWholeFileSaysWhereEachPassEnded() throws {
+        let png = makeNoisePNGInterlaced(width: 400, height: 300)
+        let ends = try XCTUnwrap(PNGInterlacedPrefix.examine(png, throughPass: 7)?.passEnds)
+        XCTAssertEqual(ends.count, 7)
+        XCTAssertEqual(ends, ends.sorted())
+        for (passes, end) in zip(1...7, ends) {
+            // The bytes up to where a pass ended hold it, and fewer by a piece do not.
+            XCTAssertEqual(try PNGInterlacedPrefix.examine(Array(png[..<end]), throughPass: 7)?.completePasses, passes)
+            XCTAssertLessThan(try XCTUnwrap(PNGInterlacedPrefix.examine(Array(png[..<(end - 512)]), throughPass: 7))
+                .completePasses, passes, "pass \(passes)")
+        }
+    }
+
     func testFirstPassOfAStartIsTheFullDecodesEveryEighthPixel() throws {
         for colorType in [PNGColorType.rgb, .rgba, .gray, .grayAlpha] {
             for bitDepth in [8, 16] {

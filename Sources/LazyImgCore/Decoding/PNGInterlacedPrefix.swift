@@ -24,9 +24,9 @@ public enum PNGInterlacedPrefix {
         /// Passes (0...7) whose every row the start holds, counting the ones an
         /// image this small has no pixels in. 0 when not interlaced.
         public var completePasses: Int
-        /// How far into the file libspng had read when pass 1's last row decoded
-        /// (to within `pieceBytes`); nil until then.
-        public var firstPassEnd: Int?
+        /// How far into the file libspng had read when each complete pass's last row
+        /// decoded (to within `pieceBytes`), in pass order.
+        public var passEnds: [Int]
         /// Pass 1's rows decoded so far, of `firstPassRowCount`.
         public var firstPassRows: Int
         public var firstPassRowCount: Int
@@ -34,6 +34,9 @@ public enum PNGInterlacedPrefix {
         public var imageDataStart: Int?
         /// How far into the file libspng had read when the bytes ran out or it stopped.
         public var bytesRead: Int
+
+        /// Where pass 1 ended (`passEnds`); nil until it has.
+        public var firstPassEnd: Int? { passEnds.first }
 
         /// Pass 1's size: every 8th pixel of every 8th row.
         public var firstPassSize: (width: Int, height: Int) { ((width + 7) / 8, (height + 7) / 8) }
@@ -50,7 +53,7 @@ public enum PNGInterlacedPrefix {
                                limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> Progress? {
         guard let header = try header(bytes) else { return nil }
         var progress = Progress(width: header.width, height: header.height, isInterlaced: header.interlaced,
-                                completePasses: 0, firstPassEnd: nil, firstPassRows: 0,
+                                completePasses: 0, passEnds: [], firstPassRows: 0,
                                 firstPassRowCount: (header.height + 7) / 8, imageDataStart: nil, bytesRead: 0)
         guard header.interlaced else { return progress }
         try withDecoder(bytes, limits: limits, fullImage: false) { (decoder) throws(LoaderError) in
@@ -62,7 +65,7 @@ public enum PNGInterlacedPrefix {
                 if pass == 0 { progress.firstPassRows += 1 }
             } passDidEnd: { pass, read in
                 progress.completePasses = pass + 1
-                if pass == 0 { progress.firstPassEnd = read }
+                progress.passEnds.append(read)
             }
             progress.bytesRead = decoder.bytesRead
         }
@@ -75,7 +78,7 @@ public enum PNGInterlacedPrefix {
                                        limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> DecodedImage {
         guard let header = try header(bytes), header.interlaced else { throw .decode }
         let size = Progress(width: header.width, height: header.height, isInterlaced: true, completePasses: 0,
-                            firstPassEnd: nil, firstPassRows: 0, firstPassRowCount: 0, imageDataStart: nil,
+                            passEnds: [], firstPassRows: 0, firstPassRowCount: 0, imageDataStart: nil,
                             bytesRead: 0).firstPassSize
         return try withDecoder(bytes, limits: limits, fullImage: false) { (decoder) throws(LoaderError) in
             let builder = decoder.builder(options)
