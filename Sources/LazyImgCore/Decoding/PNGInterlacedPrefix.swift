@@ -195,10 +195,10 @@ public enum PNGInterlacedPrefix {
     }
 }
 
-/// Where each Adam7 pass's pixels sit (PNG specification, 8.2).
+/// Adam7's passes (PNG specification, 8.2).
 enum Adam7 {
-    static let columns: [(start: Int, step: Int)] = [(0, 8), (4, 8), (0, 4), (2, 4), (0, 2), (1, 2), (0, 1)]
-    /// The block a pass's pixel stands for until later passes fill it.
+    /// The block a pass's pixel stands for until later passes fill it: after pass
+    /// n, the pixels known are the top-left ones of a grid of these blocks.
     static let block: [(width: Int, height: Int)] = [(8, 8), (4, 8), (4, 4), (2, 4), (2, 2), (1, 2), (1, 1)]
 }
 
