@@ -54,10 +54,7 @@ enum FuzzTarget: String, CaseIterable {
             Self.decodeFirstPass(bytes, options: options)
             // A start cut anywhere, read through every pass and painted as a preview.
             let start = Array(bytes.prefix(bytes.count / 2))
-            if let passes = (try? PNGInterlacedPrefix.examine(start, throughPass: 7, limits: Self.limits))?.completePasses,
-               passes > 0 {
-                _ = try? PNGInterlacedPrefix.preview(start, passes: passes, options: options, limits: Self.limits)
-            }
+            _ = try? PNGInterlacedPrefix.preview(start, options: options, limits: Self.limits)
         case .webp: _ = try? WebPDecoder().decode(bytes, options: options, limits: Self.limits)
         case .gif: _ = try? GIFDecoder().decode(bytes, options: options, limits: Self.limits)
         case .frames: Self.play(bytes, options: options)

@@ -56,6 +56,19 @@ final class PNGInterlacedPrefixTests: XCTestCase {
         XCTAssertEqual(try PNGInterlacedPrefix.examine(Array(png[..<end]))?.completePasses, 1)
     }
 
+    func testTheWholeFileSaysWhereEachPassEnded() throws {
+        let png = makeNoisePNGInterlaced(width: 400, height: 300)
+        let ends = try XCTUnwrap(PNGInterlacedPrefix.examine(png, throughPass: 7)?.passEnds)
+        XCTAssertEqual(ends.count, 7)
+        XCTAssertEqual(ends, ends.sorted())
+        for (passes, end) in zip(1...7, ends) {
+            // The bytes up to where a pass ended hold it, and fewer by a piece do not.
+            XCTAssertEqual(try PNGInterlacedPrefix.examine(Array(png[..<end]), throughPass: 7)?.completePasses, passes)
+            XCTAssertLessThan(try XCTUnwrap(PNGInterlacedPrefix.examine(Array(png[..<(end - 512)]), throughPass: 7))
+                .completePasses, passes, "pass \(passes)")
+        }
+    }
+
     func testFirstPassOfAStartIsTheFullDecodesEveryEighthPixel() throws {
         for colorType in [PNGColorType.rgb, .rgba, .gray, .grayAlpha] {
             for bitDepth in [8, 16] {
@@ -101,25 +114,59 @@ final class PNGInterlacedPrefixTests: XCTestCase {
 
     func testPreviewOfEveryPassIsTheFullImage() throws {
         let png = makeNoisePNGInterlaced(width: 45, height: 30)
-        let preview = try PNGInterlacedPrefix.preview(png, passes: 7, options: DecodeOptions())
+        let preview = try PNGInterlacedPrefix.preview(png, options: DecodeOptions())
         let full = try PNGDecoder().decode(png, options: DecodeOptions(), limits: limits)
-        XCTAssertEqual(pixels(preview), pixels(full))
+        XCTAssertEqual(preview.passes, 7)
+        XCTAssertEqual(pixels(preview.image), pixels(full))
     }
 
     func testPreviewOfPassOneFillsEightByEightBlocks() throws {
         // Large enough that pass 1 ends pieces before pass 3 does.
         let png = makeNoisePNGInterlaced(width: 180, height: 100)
         let end = try XCTUnwrap(PNGInterlacedPrefix.examine(png)?.firstPassEnd)
-        let preview = try PNGInterlacedPrefix.preview(Array(png[..<end]), passes: 1, options: DecodeOptions())
+        let preview = try PNGInterlacedPrefix.preview(Array(png[..<end]), options: DecodeOptions())
         let full = try PNGDecoder().decode(png, options: DecodeOptions(), limits: limits)
-        XCTAssertEqual([preview.width, preview.height], [180, 100])
+        XCTAssertEqual(preview.passes, 1)
+        XCTAssertEqual([preview.image.width, preview.image.height], [180, 100])
         for y in 0..<100 {
             for x in 0..<180 {
                 let known = full.row(y / 8 * 8)[(x / 8 * 32)..<(x / 8 * 32 + 4)]
-                XCTAssertEqual(Array(preview.row(y)[(4 * x)..<(4 * x + 4)]), Array(known), "(\(x), \(y))")
+                XCTAssertEqual(Array(preview.image.row(y)[(4 * x)..<(4 * x + 4)]), Array(known), "(\(x), \(y))")
             }
         }
-        XCTAssertThrowsError(try PNGInterlacedPrefix.preview(Array(png[..<end]), passes: 3, options: DecodeOptions()))
+    }
+
+    /// A start cut halfway into a pass shows the passes before it, each known pixel
+    /// filling its block, and nothing of the pass that came in part: the full
+    /// decode's pixel at each block's top-left.
+    func testPreviewShowsTheCompletePassesAndNoneOfThePassThatCameInPart() throws {
+        let png = makeNoisePNGInterlaced(width: 101, height: 67)
+        let full = try PNGDecoder().decode(png, options: DecodeOptions(), limits: limits)
+        let blocks = [(8, 8), (4, 8), (4, 4), (2, 4), (2, 2), (1, 2)]
+        for (passes, block) in zip(1...6, blocks) {
+            let end = fewestBytes(holdingPasses: passes, of: png)
+            let next = fewestBytes(holdingPasses: passes + 1, of: png)
+            let start = Array(png[..<((end + next) / 2)])
+            XCTAssertEqual(try PNGInterlacedPrefix.examine(start, throughPass: 7)?.completePasses, passes)
+            let preview = try PNGInterlacedPrefix.preview(start, options: DecodeOptions())
+            XCTAssertEqual(preview.passes, passes)
+            var expected: [UInt8] = []
+            for y in 0..<67 {
+                let row = full.row(y - y % block.1)
+                for x in 0..<101 { expected += row[(4 * (x - x % block.0))..<(4 * (x - x % block.0) + 4)] }
+            }
+            XCTAssertEqual(pixels(preview.image), expected, "\(passes) passes")
+        }
+    }
+
+    func testAPreviewNeedsPassOne() throws {
+        let png = makeNoisePNGInterlaced(width: 180, height: 100)
+        let short = Array(png[..<(fewestBytes(holdingPasses: 1, of: png) - 1)])
+        XCTAssertThrowsError(try PNGInterlacedPrefix.preview(short, options: DecodeOptions())) {
+            XCTAssertEqual($0 as? LoaderError, .decode)
+        }
+        XCTAssertThrowsError(try PNGInterlacedPrefix.preview(makePNG(width: 40, height: 40), options: DecodeOptions()),
+                             "not interlaced")
     }
 
     func testANonInterlacedPNGHasNoPasses() throws {

@@ -76,16 +76,7 @@ final class PreviewTests: XCTestCase {
 
     func testAnInterlacedPNGSentSlowlyGivesItsPassesBeforeItsImage() throws {
         let png = makeNoisePNG(width: 768, height: 512, seed: 5, interlaced: true)
-        // The fewest bytes that hold three complete passes.
-        var low = 0, high = png.count
-        while low < high {
-            let middle = (low + high) / 2
-            if (try? PNGInterlacedPrefix.examine(Array(png[..<middle]), throughPass: 7))??.completePasses ?? 0 >= 3 {
-                high = middle
-            } else {
-                low = middle + 1
-            }
-        }
+        let low = fewestBytes(holdingPasses: 3, of: png)
         let server = try HTTPTestServer()
         defer { server.stop() }
         server.serveStalling("/i.png", body: png, sentBytes: low)
@@ -98,7 +89,8 @@ final class PreviewTests: XCTestCase {
 
         XCTAssertEqual([preview.width, preview.height], [192, 128], "at the box")
         let passesSoFar = try (1...3).map { passes in
-            rows(try PNGInterlacedPrefix.preview(Array(png[..<low]), passes: passes, options: box))
+            rows(try PNGInterlacedPrefix.preview(Array(png[..<fewestBytes(holdingPasses: passes, of: png)]),
+                                                 options: box).image)
         }
         XCTAssertTrue(passesSoFar.contains(rows(preview)), "the first passes, up to the three that came")
         XCTAssertFalse(rows(preview) == rows(final))
@@ -142,6 +134,37 @@ final class PreviewTests: XCTestCase {
         let events = list.1.events(for: cancelled)
         XCTAssertEqual(events.last?.error, .cancelled)
         XCTAssertEqual(events.filter { $0.preview == nil }.count, 1, "CANCELLED, once, last")
+    }
+
+    /// The scheduler decides a preview while its ticket is live, and the host cancels
+    /// the ticket in its own call before the effect runs: the scheduler has not heard
+    /// of the cancel, so the effect runner's check of the front is what drops it. The
+    /// effect is carried out here directly, once before the cancel and once after.
+    func testAPreviewDecidedBeforeTheHostCancelledIsDropped() throws {
+        let server = try HTTPTestServer()
+        defer { server.stop() }
+        // The download stays open and has no scan, so only these previews come.
+        server.serveStalling("/p.jpg", body: photo, sentBytes: 100)
+        let list = try loader(previewEvery: 1)
+        defer { try? list.0.shutdown() }
+        let ticket = try ask(server.url("/p.jpg"), in: list)
+        let picture = try JPEGDecoder().decode(photo, options: box, limits: DecodeLimits())
+        let preview = LoaderEvent(ticket: ticket, row: 0, url: ImageURL(server.url("/p.jpg")),
+                                  outcome: .preview(picture), httpStatus: 200)
+        var finished: [LoaderEvent] = []
+        list.0.loop.carryOut([.preview(preview)], events: &finished)
+        XCTAssertTrue(try list.0.cancel(ticket: ticket))
+        list.0.loop.carryOut([.preview(preview)], events: &finished)
+        XCTAssertTrue(finished.isEmpty, "a preview is no ticket's one event")
+
+        // Events come in the order queued: once another ticket's CANCELLED, queued
+        // after both previews, is in, the dropped one would have come before it.
+        let marker = try XCTUnwrap(try list.0.request(row: 0).ticket)
+        XCTAssertTrue(try list.0.cancel(ticket: marker))
+        try dispatch(marker, in: list) { $0.contains { $0.error == .cancelled } }
+        let events = list.1.events(for: ticket)
+        XCTAssertEqual(events.map { $0.preview != nil }, [true, false], "the live one, then CANCELLED, and no more")
+        XCTAssertEqual(events.last?.error, .cancelled)
     }
 
     // MARK: Helpers

@@ -24,9 +24,9 @@ public enum PNGInterlacedPrefix {
         /// Passes (0...7) whose every row the start holds, counting the ones an
         /// image this small has no pixels in. 0 when not interlaced.
         public var completePasses: Int
-        /// How far into the file libspng had read when pass 1's last row decoded
-        /// (to within `pieceBytes`); nil until then.
-        public var firstPassEnd: Int?
+        /// How far into the file libspng had read when each complete pass's last row
+        /// decoded (to within `pieceBytes`), in pass order.
+        public var passEnds: [Int]
         /// Pass 1's rows decoded so far, of `firstPassRowCount`.
         public var firstPassRows: Int
         public var firstPassRowCount: Int
@@ -34,6 +34,9 @@ public enum PNGInterlacedPrefix {
         public var imageDataStart: Int?
         /// How far into the file libspng had read when the bytes ran out or it stopped.
         public var bytesRead: Int
+
+        /// Where pass 1 ended (`passEnds`); nil until it has.
+        public var firstPassEnd: Int? { passEnds.first }
 
         /// Pass 1's size: every 8th pixel of every 8th row.
         public var firstPassSize: (width: Int, height: Int) { ((width + 7) / 8, (height + 7) / 8) }
@@ -50,7 +53,7 @@ public enum PNGInterlacedPrefix {
                                limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> Progress? {
         guard let header = try header(bytes) else { return nil }
         var progress = Progress(width: header.width, height: header.height, isInterlaced: header.interlaced,
-                                completePasses: 0, firstPassEnd: nil, firstPassRows: 0,
+                                completePasses: 0, passEnds: [], firstPassRows: 0,
                                 firstPassRowCount: (header.height + 7) / 8, imageDataStart: nil, bytesRead: 0)
         guard header.interlaced else { return progress }
         try withDecoder(bytes, limits: limits, fullImage: false) { (decoder) throws(LoaderError) in
@@ -62,7 +65,7 @@ public enum PNGInterlacedPrefix {
                 if pass == 0 { progress.firstPassRows += 1 }
             } passDidEnd: { pass, read in
                 progress.completePasses = pass + 1
-                if pass == 0 { progress.firstPassEnd = read }
+                progress.passEnds.append(read)
             }
             progress.bytesRead = decoder.bytesRead
         }
@@ -75,7 +78,7 @@ public enum PNGInterlacedPrefix {
                                        limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> DecodedImage {
         guard let header = try header(bytes), header.interlaced else { throw .decode }
         let size = Progress(width: header.width, height: header.height, isInterlaced: true, completePasses: 0,
-                            firstPassEnd: nil, firstPassRows: 0, firstPassRowCount: 0, imageDataStart: nil,
+                            passEnds: [], firstPassRows: 0, firstPassRowCount: 0, imageDataStart: nil,
                             bytesRead: 0).firstPassSize
         return try withDecoder(bytes, limits: limits, fullImage: false) { (decoder) throws(LoaderError) in
             let builder = decoder.builder(options)
@@ -100,35 +103,50 @@ public enum PNGInterlacedPrefix {
         }
     }
 
-    /// Passes 1 through `passes` of the start as the whole image, fitted to
-    /// `options`: each pixel known fills its pass's block (8x8 for pass 1, down to
-    /// 1x1 for pass 7), as a browser paints an interlaced PNG while it loads. Holds a
-    /// full-size RGBA buffer, counted as working memory. Throws `.decode` when pass
-    /// `passes` is not all there.
-    public static func preview(_ bytes: [UInt8], passes: Int, options: DecodeOptions,
-                               limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> DecodedImage {
-        guard (1...7).contains(passes), let header = try header(bytes), header.interlaced else { throw .decode }
+    /// The start's complete passes as the whole image, fitted to `options`, and how
+    /// many passes that is: each pixel known fills its pass's block (8x8 for pass 1,
+    /// down to 1x1 for pass 7), as a browser paints an interlaced PNG while it loads.
+    /// One inflate both counts the passes and paints them: each row decodes straight
+    /// to its place in a full-size RGBA buffer (counted as working memory), and once
+    /// the bytes end the last complete pass's pixels fill their blocks, which also
+    /// covers whatever of the next pass came. Throws `.decode` when not even pass 1
+    /// is all there.
+    public static func preview(_ bytes: [UInt8], options: DecodeOptions,
+                               limits: DecodeLimits = DecodeLimits()) throws(LoaderError) -> (image: DecodedImage, passes: Int) {
+        guard let header = try header(bytes), header.interlaced else { throw .decode }
         return try withDecoder(bytes, limits: limits, fullImage: true) { (decoder) throws(LoaderError) in
             let builder = decoder.builder(options)
             let (width, height) = (header.width, header.height)
-            let rowBytes = width * 4
-            let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
-            defer { row.deallocate() }
             var complete = 0
-            return try builder.build(decodedWidth: width, decodedHeight: height) { (pixels, rowStride) throws(LoaderError) in
-                try decoder.rows(into: row, byteCount: rowBytes, throughPass: passes) { pass, y in
-                    let block = Adam7.block[pass], columns = Adam7.columns[pass]
-                    for x in stride(from: columns.start, to: width, by: columns.step) {
-                        let pixel = row.load(fromByteOffset: 4 * x, as: UInt32.self)
-                        for by in y..<min(height, y + block.height) {
-                            let line = pixels + by * rowStride
-                            for bx in x..<min(width, x + block.width) {
-                                line.storeBytes(of: pixel, toByteOffset: 4 * bx, as: UInt32.self)
-                            }
-                        }
-                    }
-                } passDidEnd: { pass, _ in complete = pass + 1 }
-                guard complete >= passes else { throw .decode }
+            let image = try builder.build(decodedWidth: width, decodedHeight: height) {
+                (pixels, rowStride) throws(LoaderError) in
+                try decoder.rows(byteCount: width * 4, throughPass: 7, into: { pixels + $0 * rowStride },
+                                 didDecode: { _, _ in }, passDidEnd: { pass, _ in complete = pass + 1 })
+                guard complete >= 1 else { throw .decode }
+                fillBlocks(pixels, stride: rowStride, width: width, height: height, block: Adam7.block[complete - 1])
+            }
+            return (image, complete)
+        }
+    }
+
+    /// Gives every pixel the value of its block's top-left pixel, where the passes
+    /// through one with blocks of `block` put their pixels. The blocks tile the image,
+    /// and no block covers another's top-left, so rows go top to bottom in place: a
+    /// block's top row is spread across, then copied to the rows below it.
+    private static func fillBlocks(_ pixels: UnsafeMutableRawPointer, stride rowStride: Int, width: Int, height: Int,
+                                   block: (width: Int, height: Int)) {
+        for y in 0..<height {
+            let line = pixels + y * rowStride
+            guard y % block.height == 0 else {
+                line.copyMemory(from: pixels + (y - y % block.height) * rowStride, byteCount: 4 * width)
+                continue
+            }
+            guard block.width > 1 else { continue }
+            for x in stride(from: 0, to: width, by: block.width) {
+                let pixel = line.load(fromByteOffset: 4 * x, as: UInt32.self)
+                for bx in (x + 1)..<min(width, x + block.width) {
+                    line.storeBytes(of: pixel, toByteOffset: 4 * bx, as: UInt32.self)
+                }
             }
         }
     }
@@ -177,10 +195,10 @@ public enum PNGInterlacedPrefix {
     }
 }
 
-/// Where each Adam7 pass's pixels sit (PNG specification, 8.2).
+/// Adam7's passes (PNG specification, 8.2).
 enum Adam7 {
-    static let columns: [(start: Int, step: Int)] = [(0, 8), (4, 8), (0, 4), (2, 4), (0, 2), (1, 2), (0, 1)]
-    /// The block a pass's pixel stands for until later passes fill it.
+    /// The block a pass's pixel stands for until later passes fill it: after pass
+    /// n, the pixels known are the top-left ones of a grid of these blocks.
     static let block: [(width: Int, height: Int)] = [(8, 8), (4, 8), (4, 4), (2, 4), (2, 2), (1, 2), (1, 1)]
 }
 
@@ -232,6 +250,16 @@ private struct PrefixDecoder {
     func rows(into row: UnsafeMutableRawPointer, byteCount: Int, throughPass lastPass: Int,
               didDecode: (_ pass: Int, _ y: Int) -> Void,
               passDidEnd: (_ pass: Int, _ bytesRead: Int) -> Void) throws(LoaderError) {
+        try rows(byteCount: byteCount, throughPass: lastPass, into: { _ in row }, didDecode: didDecode,
+                 passDidEnd: passDidEnd)
+    }
+
+    /// As above, each row decoded into the full-width row `destination` gives for
+    /// its row number: a full-size image's row, so the passes de-interlace in place.
+    func rows(byteCount: Int, throughPass lastPass: Int,
+              into destination: (_ y: Int) -> UnsafeMutableRawPointer,
+              didDecode: (_ pass: Int, _ y: Int) -> Void,
+              passDidEnd: (_ pass: Int, _ bytesRead: Int) -> Void) throws(LoaderError) {
         var info = spng_row_info()
         var pass = 0
         while true {
@@ -248,7 +276,7 @@ private struct PrefixDecoder {
                 pass += 1
             }
             guard pass < lastPass else { return }
-            let code = spng_decode_row(context, row, byteCount)
+            let code = spng_decode_row(context, destination(Int(info.row_num)), byteCount)
             guard code == 0 || code == Int32(SPNG_EOI.rawValue) else {
                 guard filter.pointee.ranOut else { try PNGDecoder.check(code); return }
                 return

@@ -33,35 +33,57 @@ public enum PreviewReport {
             + "    reproduce: \(command)\n" + table.render()
     }
 
-    /// Per number of scans: the prefix a preview of that many scans decodes, its size
-    /// against the file's, and its PSNR against the whole file, both at `box`.
+    /// Per number of scans (a progressive JPEG's) or Adam7 passes (an interlaced
+    /// PNG's): the prefix a preview of that many decodes, its size against the file's,
+    /// and its PSNR against the whole file, both at `box`.
     public static func qualityTable(_ images: SiteImages, box: Int, command: String) -> String {
         let options = DecodeOptions(target: TargetSize(width: box, height: box))
-        var byScans: [Int: (bytes: Int, fileBytes: Int, scores: [Double])] = [:]
-        for jpeg in images.jpegs {
-            guard let whole = try? ImageDecoder().decode(jpeg, options: options, limits: DecodeLimits()) else { continue }
-            for (index, end) in scanEnds(jpeg).enumerated() {
-                guard let preview = try? ImageDecoder().decode(Array(jpeg[..<end]) + [0xFF, 0xD9], options: options,
-                                                               limits: DecodeLimits()) else { continue }
-                var entry = byScans[index + 1] ?? (0, 0, [])
+        var byCount: [Int: (bytes: Int, fileBytes: Int, scores: [Double])] = [:]
+        var unit = "scans"
+        for file in images.jpegs {
+            guard let whole = try? ImageDecoder().decode(file, options: options, limits: DecodeLimits()) else { continue }
+            let isPNG = ImageFormat(sniffing: file) == .png
+            if isPNG { unit = "passes" }
+            for (count, end, preview) in isPNG ? passPreviews(file, options) : scanPreviews(file, options) {
+                var entry = byCount[count] ?? (0, 0, [])
                 entry.bytes += end
-                entry.fileBytes += jpeg.count
+                entry.fileBytes += file.count
                 entry.scores.append(FirstPassQuality.psnr(preview, whole))
-                byScans[index + 1] = entry
+                byCount[count] = entry
             }
         }
-        var table = TextTable(header: ["scans", "images", "prefix", "of file", "PSNR min", "mean", "max"])
+        var table = TextTable(header: [unit, "images", "prefix", "of file", "PSNR min", "mean", "max"])
         table.add(["", "", "KiB", "", "dB", "dB", "dB"])
-        for scans in byScans.keys.sorted() {
-            guard let entry = byScans[scans] else { continue }
-            let count = Double(max(1, entry.scores.count))
-            table.add([String(scans), "\(entry.scores.count)/\(images.jpegs.count)",
-                       fixed(Double(entry.bytes) / 1024 / count, 1), ratio(Double(entry.bytes), Double(entry.fileBytes)),
-                       fixed(entry.scores.min() ?? 0, 1), fixed(entry.scores.reduce(0, +) / count, 1),
+        for count in byCount.keys.sorted() {
+            guard let entry = byCount[count] else { continue }
+            let served = Double(max(1, entry.scores.count))
+            table.add([String(count), "\(entry.scores.count)/\(images.jpegs.count)",
+                       fixed(Double(entry.bytes) / 1024 / served, 1), ratio(Double(entry.bytes), Double(entry.fileBytes)),
+                       fixed(entry.scores.min() ?? 0, 1), fixed(entry.scores.reduce(0, +) / served, 1),
                        fixed(entry.scores.max() ?? 0, 1)])
         }
-        return "previews against the whole file at \(box) px: the first n scans (an EOI after them), decoded by the"
-            + " same decoder (PSNR over R, G, B; 99 = identical)\n    reproduce: \(command)\n" + table.render()
+        let how = unit == "passes"
+            ? "the start through the first n Adam7 passes (where libspng had read when each ended), painted as the loader paints it"
+            : "the first n scans (an EOI after them), decoded by the same decoder"
+        return "previews against the whole file at \(box) px: \(how) (PSNR over R, G, B; 99 = identical)\n"
+            + "    reproduce: \(command)\n" + table.render()
+    }
+
+    /// A progressive JPEG's preview after each complete scan, as the loader decodes it.
+    private static func scanPreviews(_ jpeg: [UInt8], _ options: DecodeOptions) -> [(Int, Int, DecodedImage)] {
+        scanEnds(jpeg).enumerated().compactMap { index, end in
+            (try? ImageDecoder().decode(Array(jpeg[..<end]) + [0xFF, 0xD9], options: options, limits: DecodeLimits()))
+                .map { (index + 1, end, $0) }
+        }
+    }
+
+    /// An interlaced PNG's preview after each complete pass but the last (all seven
+    /// are the final image), as the loader decodes it.
+    private static func passPreviews(_ png: [UInt8], _ options: DecodeOptions) -> [(Int, Int, DecodedImage)] {
+        guard let ends = (try? PNGInterlacedPrefix.examine(png, throughPass: 7))??.passEnds else { return [] }
+        return ends.dropLast().compactMap { end in
+            (try? PNGInterlacedPrefix.preview(Array(png[..<end]), options: options)).map { ($0.passes, end, $0.image) }
+        }
     }
 
     /// Where each complete scan ends, as the network thread finds them byte by byte.

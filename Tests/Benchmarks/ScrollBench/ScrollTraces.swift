@@ -27,13 +27,17 @@ public enum ScrollTraces {
         }
     }
 
+    /// How long read-fling-read reads each screen: 0.8 s, longer (`--read-ms`) for a
+    /// site whose screenful takes longer than that to come over the link.
+    nonisolated(unsafe) public static var readSeconds = 0.8
+
     /// Read a screen, fling on, read the next, four times at different strengths.
     static func readFlingRead() -> ScrollTrace {
         var b = TraceBuilder(rows: rows, visibleRows: visibleRows)
-        b.rest(seconds: 0.8)
+        b.rest(seconds: readSeconds)
         for speed in [180.0, 320.0, 120.0, 250.0] {
             b.fling(rowsPerSecond: speed)
-            b.rest(seconds: 0.8)
+            b.rest(seconds: readSeconds)
         }
         return b.trace(named: "read-fling-read")
     }

@@ -75,5 +75,19 @@ final class ScrollBenchHarnessTests: XCTestCase {
         let table = BenchReport.traceTable(trace, [], rounds: 1, busyThreads: 2, command: "make bench-scroll")
         XCTAssertTrue(table.contains("every loader with 2 busy threads at the UI thread's priority"), table)
     }
+
+    /// The previews' picture table covers interlaced PNGs by pass count as it covers
+    /// progressive JPEGs by scan count: a row per pass before the last, every image
+    /// in each, nearer the whole file's picture with each pass.
+    func testThePreviewTableOfAnInterlacedSiteHasARowPerPass() throws {
+        let images = try SiteImages.make(photosDirectory: nil, generatedCount: 2, width: 256, height: 192,
+                                         encoding: .interlacedPNG)
+        let lines = PreviewReport.qualityTable(images, box: 128, command: "-").split(separator: "\n")
+        let rows = lines.map { $0.split(separator: " ") }.filter { $0.count == 7 && $0[1] == "2/2" }
+        XCTAssertEqual(rows.map { $0[0] }, ["1", "2", "3", "4", "5", "6"], lines.joined(separator: "\n"))
+        let means = rows.compactMap { Double($0[5]) }
+        XCTAssertEqual(means, means.sorted(), "PSNR grows with the passes")
+        XCTAssertTrue(lines.contains { $0.contains("passes") })
+    }
 }
 #endif

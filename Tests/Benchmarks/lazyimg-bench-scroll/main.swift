@@ -24,10 +24,11 @@ let usage = """
                                 [--loaders \(LoaderKind.allCases.map(\.rawValue).joined(separator: ","))]
                                 [--rounds N] [--delay-ms MS (40)] [--mbps N (200; 0 = no cap)]
                                 [--photos DIR (../shared/corpus/photos)] [--no-hit-cost]
-                                [--progressive (the site's photos as progressive JPEGs, and the DC-only picture's PSNR)]
-                                [--interlaced-png (as Adam7-interlaced PNGs, and the pass-1 picture's PSNR)] [--png (as plain PNGs)]
+                                [--progressive (the site's photos as progressive JPEGs, and the DC-only picture's PSNR; with lazyimg-previews, each scan count's)]
+                                [--interlaced-png (as Adam7-interlaced PNGs, and the pass-1 picture's PSNR; with lazyimg-previews, each pass count's)] [--png (as plain PNGs)]
                                 [--box PX (64: the cells' box)]
                                 [--preview-ms MS (250: lazyimg-previews' preview_interval_ms)]
+                                [--read-ms MS (800: how long read-fling-read reads each screen)]
                                 [--busy-threads N (0: threads spinning at the UI thread's priority through every run)]
                                 [--waste-rows (lazyimg's wasted requests, each with the frame it came in)]
                                 [--by-motion (host time per frame at rest, dragged and decelerating)]
@@ -92,6 +93,9 @@ while let argument = arguments.popFirst() {
     case "--preview-ms":
         guard let value = arguments.popFirst().flatMap(Int.init), (1...60_000).contains(value) else { fail(usage) }
         LoaderKind.previewIntervalMilliseconds = value
+    case "--read-ms":
+        guard let value = arguments.popFirst().flatMap(Int.init), (100...60_000).contains(value) else { fail(usage) }
+        ScrollTraces.readSeconds = Double(value) / 1000
     case "--busy-threads":
         guard let value = arguments.popFirst().flatMap(Int.init), (0...16).contains(value) else { fail(usage) }
         busyThreads = value
@@ -128,6 +132,7 @@ for name in mainNames + slowNames where ScrollTraces.named(name) == nil { fail("
     }
     if box != 64 { options.append("--box \(box)") }
     if LoaderKind.previewIntervalMilliseconds != 250 { options.append("--preview-ms \(LoaderKind.previewIntervalMilliseconds)") }
+    if ScrollTraces.readSeconds != 0.8 { options.append("--read-ms \(Int((ScrollTraces.readSeconds * 1000).rounded()))") }
     if busyThreads > 0 { options.append("--busy-threads \(busyThreads)") }
     return "make bench-scroll BENCH_SCROLL_ARGS='\(options.joined(separator: " "))'"
 }
@@ -215,7 +220,7 @@ do {
         }
     }
     if encoding == .progressiveJPEG || encoding == .interlacedPNG { print(FirstPassQuality.table(images, boxes: [box], command: reproduce("--traces none")) + "\n") }
-    if encoding == .progressiveJPEG, let explicitKinds, explicitKinds.contains(.lazyimgPreviews)
+    if encoding == .progressiveJPEG || encoding == .interlacedPNG, let explicitKinds, explicitKinds.contains(.lazyimgPreviews)
         || explicitKinds.contains(.lazyimgWithoutTargetPreviews) {
         print(PreviewReport.qualityTable(images, box: box, command: reproduce("--traces none")) + "\n")
     }

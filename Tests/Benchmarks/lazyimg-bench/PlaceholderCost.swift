@@ -47,7 +47,7 @@ func placeholderCost(_ arguments: ArraySlice<String>) {
 }
 
 /// The least over `rounds` of the mean time per call in a loop of `seconds`.
-private func fastestMicroseconds(_ render: () -> DecodedImage?, seconds: Double, rounds: Int) -> Double {
+func fastestMicroseconds(_ render: () -> DecodedImage?, seconds: Double, rounds: Int) -> Double {
     var checksum = 0
     _ = render()  // tables made on first use are not what a render costs
     var timings: [Double] = []

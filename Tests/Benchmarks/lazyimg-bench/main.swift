@@ -16,6 +16,9 @@ import LazyImgCore
 //       (PlaceholderCost.swift)
 //   lazyimg-bench placeholder-requests <blurhash>
 //       what a request's placeholder step costs: a row's first answer, and again
+//   lazyimg-bench png-previews [--box N] <png>...
+//       an interlaced PNG start's preview against counting its passes
+//       (PNGPreviewCost.swift)
 //
 // A benchmark, not a test: it reports numbers and never judges them.
 
@@ -102,6 +105,8 @@ case "placeholders":
     placeholderCost(arguments.dropFirst())
 case "placeholder-requests":
     placeholderRequestCost(arguments.dropFirst())
+case "png-previews":
+    pngPreviewCost(arguments.dropFirst())
 default:
-    fail("usage: lazyimg-bench prepare <photos-dir> <out-dir> | run [--seconds S] [--box N] [--machine] <file>... | placeholders [--seconds S] [--rounds N] | placeholder-requests <blurhash>")
+    fail("usage: lazyimg-bench prepare <photos-dir> <out-dir> | run [--seconds S] [--box N] [--machine] <file>... | placeholders [--seconds S] [--rounds N] | placeholder-requests <blurhash> | png-previews [--box N] <png>...")
 }
