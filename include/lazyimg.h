@@ -561,23 +561,26 @@ typedef struct lazyimg_config {
                                       least two frames). See "animations" */
     uint32_t fetch_first_pass_only; /* Since 0.4.0. 1 (default): a file whose
                                       first pass fills the box is fetched only
-                                      up to that pass, when its server serves
-                                      byte ranges. The first pass is a
+                                      up to that pass. The first pass is a
                                       progressive JPEG's DC scans, when the JPEG
                                       fills the box from 1/8 of its size (a
                                       768x512 photo in 96 px or less), or an
                                       interlaced PNG's first Adam7 pass, every
                                       8th pixel of every 8th row, when that
                                       ceil(w/8) x ceil(h/8) image covers the box
-                                      (the same sizes). The first request asks
-                                      for the file's start with Range (16 KiB,
-                                      or sized from that server's earlier
-                                      files), more follows as the JPEG's scan
-                                      headers say or as the PNG's pass-1 rows so
-                                      far suggest, and the image shown is the
-                                      final one for this box, decoded from those
-                                      bytes (a few KiB of a 60-110 KiB JPEG;
-                                      about 2% of an interlaced PNG photo). A
+                                      (the same sizes). A server's files come
+                                      whole, one request each, and the body is
+                                      closed once that pass has come; once a
+                                      server has sent such files and said
+                                      Accept-Ranges: bytes, its next files are
+                                      asked for their start with Range (sized
+                                      from its earlier files), more following
+                                      as the JPEG's scan headers say or as the
+                                      PNG's pass-1 rows so far suggest. The
+                                      image shown is the final one for this
+                                      box, decoded from those bytes (a few KiB
+                                      of a 60-110 KiB JPEG; about 2% of an
+                                      interlaced PNG photo). A
                                       PNG's pass 1 is a point sample, not an
                                       average as a DC is: fine detail aliases
                                       (docs/performance.md gives the PSNR). A
@@ -585,12 +588,10 @@ typedef struct lazyimg_config {
                                       the same session, continues that download
                                       (Range with If-Range). The disk cache
                                       keeps such an image as this box's
-                                      thumbnail only, never as the original. On
-                                      a server of baseline JPEGs or non-
-                                      interlaced PNGs, each file started before
-                                      its first answer costs one extra request
-                                      and no extra byte; the files after come
-                                      whole. Only with output =
+                                      thumbnail only, never as the original.
+                                      Baseline JPEGs and non-interlaced PNGs
+                                      cost nothing: one request each, no byte
+                                      more. Only with output =
                                       LAZYIMG_OUTPUT_PIXELS and a box
                                       (target_width or target_height set). 0 =
                                       fetch every file whole. Renamed from

@@ -17,6 +17,21 @@ enum FirstPassFetch {
         return (try ImageLoader(configuration: config) { log.record($0) }, log)
     }
 
+    /// How many bytes the first Range asks for on a site whose files' first pass
+    /// ended at `end` (`FirstPassHints`).
+    static func hintedRange(_ end: Int) -> Int {
+        min(FirstPassHints.largestRange, max(FirstPassHints.smallestRange, end + end / 4 + 512))
+    }
+
+    /// Shows `file` from `path` in `loader`, so that its network knows the server
+    /// serves progressive files and byte ranges: its next files ask for their start.
+    static func learnSite(_ server: HTTPTestServer, _ file: [UInt8], in loader: (ImageLoader, EventLog),
+                          path: String = "/warm") throws {
+        server.serveRanges(path, body: file, validator: "\"warm\"")
+        _ = try show(server.url(path), in: loader)
+        XCTAssertEqual(server.requests(path).map { $0.header("Range") }, [nil], "a new site's file comes whole")
+    }
+
     /// The image for `url` in row 0: from memory, or its event's, waited for.
     static func show(_ url: String, in loader: (ImageLoader, EventLog), file: StaticString = #filePath,
                      line: UInt = #line) throws -> DecodedImage {
@@ -44,6 +59,31 @@ enum FirstPassFetch {
             _ = loader.0.dispatch(max: 0)
         }
         return try XCTUnwrap(loader.1.events(for: ticket).first, "no event", file: file, line: line)
+    }
+
+    /// What `smallThenLarge` saw.
+    struct SmallThenLarge {
+        /// What the small box's loader downloaded.
+        var smallBytes: UInt64
+        var large: DecodedImage, largeStats: LoaderStats
+        /// The large box's last request.
+        var asked: HTTPTestRequest?
+    }
+
+    /// `path` in a loader of `small` px, then (after `between`) in one of `large` px
+    /// of the same session.
+    static func smallThenLarge(_ server: HTTPTestServer, _ path: String, small: Int, large: Int,
+                               between: () -> Void = {}) throws -> SmallThenLarge {
+        let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
+        let list = try loader(session: session, box: small)
+        defer { try? list.0.shutdown() }
+        XCTAssertEqual(try show(server.url(path), in: list).width, small)
+        between()
+        let detail = try loader(session: session, box: large)
+        defer { try? detail.0.shutdown() }
+        let image = try show(server.url(path), in: detail)
+        return SmallThenLarge(smallBytes: list.0.stats.bytesDownloaded, large: image, largeStats: detail.0.stats,
+                              asked: server.requests(path).last)
     }
 
     /// What `diskRoundTrip` saw.

@@ -22,6 +22,8 @@ public struct JPEGScanProgress {
     private var isProgressive = false
     /// Scans whose data ended before a marker other than EOI.
     public private(set) var completeScans = 0
+    /// Nothing more will be found: not a progressive JPEG, or its end came.
+    public var hasEnded: Bool { phase == .done }
 
     public init() {}
 

@@ -1,9 +1,11 @@
 import CCurl
 
 /// A request that may end at a file's first pass, a progressive JPEG's DC scans or
-/// an interlaced PNG's first Adam7 pass (`DataRequest.firstPassBox`): its first hop
-/// asks for the file's start, `Range: bytes=0-<firstRangeBytes - 1>`. When that 206
-/// ends, `FirstPass` reads what came:
+/// an interlaced PNG's first Adam7 pass (`DataRequest.firstPassBox`), to an origin
+/// known to serve such files and byte ranges (`FirstPassHints`): its first hop asks
+/// for the file's start, `Range: bytes=0-<hop.firstRange - 1>`. (Elsewhere the body
+/// comes whole and is watched, CurlTransfer+FirstPassWatch.) When that 206 ends,
+/// `FirstPass` reads what came:
 /// - enough for the box: the response is those bytes up to the first pass's end, as
 ///   `FirstPass.decodable` makes them, and all the bytes that came are left for a
 ///   larger box to continue (with `Range` and `If-Range`, as a stopped download is);
@@ -12,20 +14,18 @@ import CCurl
 ///   with `If-Range`, and reads again (at most `maxStartHops` in all);
 /// - not a file the start can serve (baseline, not interlaced, a larger scale): the
 ///   next hop asks for the rest, and the response is the whole body.
-/// A 200 (the server ignores Range) is the whole body, as without this.
+/// A 200 (the server ignores Range) is the whole body, watched as any other.
 extension CurlTransfer {
-    /// The first hop's range before an origin's files said more (`FirstPassHints`): a
-    /// 768x512 progressive photo's DC scans with its headers take 5-9 KiB; 16 KiB
-    /// also covers a few KiB of EXIF without a second hop.
-    static let firstRangeBytes = 16 << 10
     /// Hops that ask for more of the start before the rest is fetched whole.
     static let maxStartHops = 4
 
     /// Configure's part: a request for a box that may need only the DC scans asks for
-    /// the start, unless it continues a kept body (which then says how far to ask).
+    /// the start when the hints size it, unless it continues a kept body (which then
+    /// says how far to ask).
     func askForTheStart() {
-        guard case .none = resumption, hop.request.firstPassBox != nil, hop.startHops == 0 else { return }
-        resumption = .askedStart(upTo: hop.firstRange)
+        guard case .none = resumption, hop.request.firstPassBox != nil, hop.startHops == 0,
+              let end = hop.firstRange else { return }
+        resumption = .askedStart(upTo: end)
     }
 
     /// The answer's headers ended for a hop that asked for the start. False aborts
@@ -34,6 +34,7 @@ extension CurlTransfer {
         let status = lastHTTPStatus
         guard status == 206 || status == 416 else {
             // A 200 is the whole body; an error or a redirect is handled as ever.
+            ignoredRange = status == 200
             resumption = .none
             return true
         }

@@ -27,8 +27,9 @@ extension CurlTransfer {
         var continuedBytes = 0
         /// How many hops asked for a JPEG's start so far.
         var startHops = 0
-        /// How many bytes the first hop asks for, when it asks for a JPEG's start.
-        var firstRange = CurlTransfer.firstRangeBytes
+        /// How many bytes the first hop asks for when it asks for the file's start
+        /// (`FirstPassHints`); nil fetches the body whole, watched for its first pass.
+        var firstRange: Int?
         /// Where what the bodies say of their DC scans is learnt (`FirstPassHints`), for
         /// a request that may end at them; kept over every hop.
         var hintKey: FirstPassHints.Key?
@@ -57,6 +58,7 @@ extension CurlTransfer {
     /// How the hop ended: a response for the caller, or the next hop to start.
     func outcome(finishedWith code: CURLcode) -> Outcome {
         if let again = hopFromTheFirstByte(finishedWith: code) { return .next(again) }
+        if let stopped = firstPassOutcome(finishedWith: code) { return stopped }
         if let step = startStep(finishedWith: code) { return step }
         guard code == CURLE_OK, [301, 302, 303, 307, 308].contains(lastHTTPStatus), let location = redirectURL else {
             return .finished(response(finishedWith: code))

@@ -42,6 +42,14 @@ final class CurlTransfer {
     var resumption = Resumption.none
     /// What of the body is worth a preview, while the request wants its prefixes.
     private var previewPrefixes: PreviewPrefixes?
+    /// While a body fetched whole may end at its first pass (CurlTransfer+FirstPassWatch).
+    var firstPassWatch: FirstPassWatch?
+    /// Where the body's first pass ends, once the transfer stops there.
+    var firstPassStop: Int?
+    /// When a watched body that has gone quiet is looked at again (monotonic ms).
+    var quietLookAt: Int64?
+    /// This hop asked for the file's start and got the whole file (a 200).
+    var ignoredRange = false
 
     /// All headers of one response together; past it the reply is refused (libcurl
     /// itself refuses one line over 100 KB, and 300 KB in all).
@@ -164,7 +172,8 @@ final class CurlTransfer {
             guard let context, case (let length, false) = size.multipliedReportingOverflow(by: count) else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
             switch transfer.receive(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : length)) {
-            case .taken: return length
+            // Stopped at the first pass: the bytes are kept, and the 0 ends the transfer.
+            case .taken: return transfer.firstPassStop == nil ? length : 0
             case .overLimit: return 0
             case .paused: return Int(CURL_WRITEFUNC_PAUSE)
             }
@@ -192,7 +201,9 @@ final class CurlTransfer {
         let isBlank = line.count <= 2 && line.allSatisfy { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
         if isBlank && lastHTTPStatus >= 200 {
             headersEnded = true
-            return answerDidArrive()
+            guard answerDidArrive() else { return false }
+            watchForFirstPass()
+            return true
         }
         return true
     }
@@ -214,6 +225,7 @@ final class CurlTransfer {
         switch reception {
         case .taken:
             counters.didReceive(total: body.received)
+            if firstPassWatch != nil { lookForFirstPass() }
             if previewPrefixes != nil { offerPrefix() }
         case .overLimit: abortedForSize = true
         case .paused: pausedAt = MonotonicClock().nowMilliseconds
@@ -227,7 +239,8 @@ final class CurlTransfer {
         // The start of a file that may end at its first pass: that pass is the final
         // image for the box, and is not a whole body's prefix.
         if case .receivingStart = resumption { return }
-        guard hop.askedEnd == nil, let sink = hop.request.onPrefix,
+        // Nor is a body still watched for it: its first pass would be the final image.
+        guard firstPassWatch == nil, firstPassStop == nil, hop.askedEnd == nil, let sink = hop.request.onPrefix,
               let prefix = previewPrefixes?.prefix(of: body.kept) else { return }
         sink(prefix)
     }

@@ -52,6 +52,7 @@ final class CurlTransferLoop: @unchecked Sendable {
             var stillRunning: Int32 = 0
             _ = curl_multi_perform(multi, &stillRunning)
             finished += collectFinished()
+            finished += stopQuietAtFirstPass()
             finished += expireOverdue()
             if !finished.isEmpty {
                 counters.withLock { counters in
@@ -72,6 +73,7 @@ final class CurlTransferLoop: @unchecked Sendable {
         for transfer in transfersByID.values where transfer.pausedAt == nil {
             if let deadline = transfer.deadline { first = min(first ?? deadline, deadline) }
             if let check = transfer.stallCheck { first = min(first ?? check.by, check.by) }
+            if let look = transfer.quietLookAt { first = min(first ?? look, look) }
         }
         guard let first else { return Self.idlePollMilliseconds }
         return Int32(clamping: max(0, min(Int64(Self.idlePollMilliseconds), first - clock.nowMilliseconds)))
@@ -109,7 +111,7 @@ final class CurlTransferLoop: @unchecked Sendable {
             if !partialBodies.isEmpty { hop.partial = partialBodies.take(for: PartialBody.Key(start.request)) }
             if let key = FirstPassHints.Key(start.request) {
                 hop.hintKey = key
-                if let range = firstPassHints.firstRange(for: key) { hop.firstRange = range } else { hop.request.firstPassBox = nil }
+                hop.firstRange = firstPassHints.firstRange(for: key)
                 if let answer = hop.continueKeptStart() {
                     // The kept start holds the DC scans already: answered without the network.
                     if let partial = hop.partial { keepPartialBody(partial, of: hop) }
@@ -235,39 +237,59 @@ final class CurlTransferLoop: @unchecked Sendable {
             let code = lazyimg_curl_msg_result(message)
             transfersByID.removeValue(forKey: transfer.id)
             detach(transfer)
-            switch transfer.outcome(finishedWith: code) {
-            case .finished(let response):
-                // Cut off: a retry may ask for the rest.
-                if case .failure(.network) = response.result { keepPartialBody(of: transfer) }
-                learnFirstPass(of: transfer, from: response)
-                finished.append((transfer.id, transfer.completion, response))
-            case .finishedLeaving(let response, let partial):
-                // A JPEG's start that served a small box: a larger one continues it.
-                keepPartialBody(partial, of: transfer.hop)
-                learnFirstPass(of: transfer, from: response)
-                finished.append((transfer.id, transfer.completion, response))
-            case .next(let next):
-                // A start the box needs the whole file after: the origin's next files
-                // come whole from now, not once this one's rest has come.
-                if next.request.firstPassBox == nil, transfer.hop.request.firstPassBox != nil,
-                   let key = transfer.hop.hintKey {
-                    firstPassHints.learn(key, firstPassEnd: nil)
-                }
-                // The next hop keeps the transfer's ID, so a cancel still reaches it.
-                if let error = begin(transfer.id, next, transfer.counters, transfer.completion) {
-                    finished.append((transfer.id, transfer.completion,
-                                     DataResponse(result: .failure(error), httpStatus: 0, bytesReceived: next.earlierBytes.addingClamped(next.continuedBytes))))
-                }
-            }
+            if let done = finish(transfer, transfer.outcome(finishedWith: code)) { finished.append(done) }
         }
         return finished
+    }
+
+    /// Watched bodies that went quiet past their first pass (CurlTransfer+FirstPassWatch):
+    /// ended here, as no write callback comes to stop them.
+    private func stopQuietAtFirstPass() -> [Finished] {
+        let now = clock.nowMilliseconds
+        var stopped: [Finished] = []
+        for (id, transfer) in transfersByID where transfer.pausedAt == nil {
+            guard let due = transfer.quietLookAt, due <= now, transfer.lookAfterQuiet(),
+                  let outcome = transfer.firstPassOutcome(finishedWith: CURLE_OK) else { continue }
+            transfersByID[id] = nil
+            detach(transfer)
+            if let done = finish(transfer, outcome) { stopped.append(done) }
+        }
+        return stopped
+    }
+
+    /// What a hop's end leads to: the transfer's answer, or nil when its next hop began.
+    private func finish(_ transfer: CurlTransfer, _ outcome: CurlTransfer.Outcome) -> Finished? {
+        switch outcome {
+        case .finished(let response):
+            // Cut off: a retry may ask for the rest.
+            if case .failure(.network) = response.result { keepPartialBody(of: transfer) }
+            learnFirstPass(of: transfer, from: response)
+            return (transfer.id, transfer.completion, response)
+        case .finishedLeaving(let response, let partial):
+            // A start that served a small box: a larger one continues it.
+            keepPartialBody(partial, of: transfer.hop)
+            learnFirstPass(of: transfer, from: response)
+            return (transfer.id, transfer.completion, response)
+        case .next(let next):
+            // A start the box needs the whole file after: the origin's next files
+            // come whole from now, not once this one's rest has come.
+            if next.request.firstPassBox == nil, transfer.hop.request.firstPassBox != nil,
+               let key = transfer.hop.hintKey {
+                firstPassHints.learn(key, firstPassEnd: nil, servesRanges: transfer.servesRanges)
+            }
+            // The next hop keeps the transfer's ID, so a cancel still reaches it.
+            guard let error = begin(transfer.id, next, transfer.counters, transfer.completion) else { return nil }
+            return (transfer.id, transfer.completion,
+                    DataResponse(result: .failure(error), httpStatus: 0,
+                                 bytesReceived: next.earlierBytes.addingClamped(next.continuedBytes)))
+        }
     }
 
     /// What a body fetched for a box that may need only DC scans says of them, for the
     /// next requests to its origin.
     private func learnFirstPass(of transfer: CurlTransfer, from response: DataResponse) {
         guard let key = transfer.hop.hintKey, case .success(let body) = response.result else { return }
-        firstPassHints.learn(key, body: body)
+        firstPassHints.learn(key, body: body, servesRanges: transfer.servesRanges)
     }
 
     /// Keeps the start of a stopped transfer's body for the next start of its request.

@@ -23,10 +23,15 @@ public struct DataRequest: Sendable {
     public var accept: String? = nil
     /// The box an image request decodes into, when its download may end at a
     /// progressive JPEG's DC scans or an interlaced PNG's first pass (`FirstPass`):
-    /// the first hop asks for the file's start only, and the response is that start
-    /// when it is enough for this box (`DataResponse.endsAtFirstPass`). nil fetches
-    /// the whole body.
+    /// the body stops there when that is enough for this box, and the response is
+    /// that start (`DataResponse.endsAtFirstPass`). nil fetches the whole body.
     public var firstPassBox: DecodeOptions? = nil
+    /// The boxes of every request waiting on this download (`TransferCoalescer`; nil
+    /// among them: the whole file), asked before a body fetched whole stops at its
+    /// first pass: it stops only when that pass serves each of them. Called on the
+    /// network thread. nil: this request's `firstPassBox` alone. Not part of what
+    /// makes two requests the same.
+    public var sharedBoxes: (@Sendable () -> [DecodeOptions?])? = nil
     /// Called as a progressive JPEG's scans complete, or an interlaced PNG grows,
     /// while the rest comes (previews); nil looks at no body. Only for bodies fetched
     /// whole: the start a request for `firstPassBox` asks for gives none, the rest

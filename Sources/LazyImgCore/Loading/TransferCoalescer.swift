@@ -44,9 +44,11 @@ public final class TransferCoalescer: Sendable {
     }
 
     /// One download and who waits for it. Requests that differ only in the box they
-    /// may end at a JPEG's DC scans for (`DataRequest.firstPassBox`) share it: a
-    /// subscriber that a DC-only body does not serve gets a follow-up download,
-    /// which continues that body (`FirstPassFollowUp`).
+    /// may end at a JPEG's DC scans for (`DataRequest.firstPassBox`) share it: a body
+    /// fetched whole stops at its first pass only when that serves every box waiting
+    /// (`DataRequest.sharedBoxes`); a subscriber that a DC-only body does not serve
+    /// (it joined too late, or a Range asked for the start) gets a follow-up
+    /// download, which continues that body (`FirstPassFollowUp`).
     private struct SharedTransfer {
         var key: RequestKey
         /// As started: the first subscriber's.
@@ -170,10 +172,17 @@ public final class TransferCoalescer: Sendable {
         for subscriber in subscribers.keys { s.transferBySubscriber[subscriber] = id }
         var shared = request
         shared.onPrefix = nil
+        shared.sharedBoxes = { @Sendable [weak self] in self?.boxes(of: id) ?? [] }
         if !prefixSinks.isEmpty {
             shared.onPrefix = { @Sendable [weak self] (prefix: ReceivedPrefix) in self?.offer(prefix, of: id) }
         }
         network.start(id, shared) { [weak self] id, response in self?.complete(id, response) }
+    }
+
+    /// The boxes transfer `id`'s subscribers wait for, each once: a body stops at its
+    /// first pass only when that serves them all.
+    private func boxes(of id: TransferID) -> [DecodeOptions?] {
+        state.withLock { s in s.transfers[id].map { Array(Set($0.boxes.values)) } ?? [] }
     }
 
     /// A prefix of transfer `id`'s body, for each subscriber that wants it.
