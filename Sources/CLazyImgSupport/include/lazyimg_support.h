@@ -25,6 +25,10 @@ int lazyimg_thread_create_without_signals(pthread_t *thread, void *(*start)(void
  * wakeup preemption of the thread that woke it). 0, or -1 with errno. */
 int lazyimg_thread_lower_priority(int steps);
 
+/* Makes the calling thread SCHED_BATCH at its nice value: woken, it waits for
+ * the running thread's slice instead of preempting it. 0, or -1 with errno. */
+int lazyimg_thread_set_batch(void);
+
 /* Callbacks running on the calling thread, innermost first: a frame on the
  * thread's stack per delivery running one (a callback may dispatch another
  * loader's events, or its own). */
