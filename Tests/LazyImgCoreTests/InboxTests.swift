@@ -3,7 +3,9 @@ import XCTest
 @testable import LazyImgCore
 
 /// The scheduler's input queue: every push taken once, each thread's pushes in its
-/// order, and the nodes of taken pushes reused by later ones.
+/// order, and the nodes of taken pushes reused by later ones. (How many nodes the
+/// threads' pushes reuse depends on how the consumer keeps up: only the
+/// single-threaded tests count them.)
 final class InboxTests: XCTestCase {
     func testAPushAfterATakeReusesTheTakenNodes() {
         let inbox = Inbox<Int>()
@@ -53,7 +55,6 @@ final class InboxTests: XCTestCase {
         }
         pushers.forEach { $0.join() }
         XCTAssertTrue(inbox.isEmpty)
-        XCTAssertLessThan(inbox.nodesAllocated, threads * pushesPerThread, "no node was reused")
     }
 }
 #endif

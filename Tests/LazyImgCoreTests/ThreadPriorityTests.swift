@@ -1,6 +1,6 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 3 (see the Makefile's tsan)
 import Foundation
-import LazyImgCore
+@testable import LazyImgCore
 import XCTest
 
 /// The loader's CPU-heavy threads (decoding, reading files) run below the host's
@@ -72,6 +72,8 @@ final class ThreadPriorityTests: XCTestCase {
         let host = try Self.currentNice()
         let loader = try ImageLoader(configuration: LoaderConfiguration(), transport: FakeTransport()) { _ in }
         defer { try? loader.shutdown() }
+        // Once it has taken a step, the thread has named itself and set its policy.
+        loader.loop.waitForStep()
         let stat = try XCTUnwrap(Self.taskStats(named: "lazyimg-sched").first, "no scheduler thread")
         XCTAssertEqual(Int(stat[38]), 3, "SCHED_BATCH")
         XCTAssertEqual(Int(stat[16]), host)
