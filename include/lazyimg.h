@@ -39,7 +39,9 @@
  * decode; since 0.4.0 also as SCHED_BATCH, so one the UI thread wakes (a
  * frame to decode) does not take the UI thread's CPU. The network thread, the
  * scheduler thread (since 0.4.0) and the THREAD delivery thread keep the
- * creator's priority: they run briefly, and the host waits on them.
+ * creator's nice value: they run briefly, and the host waits on them. Since
+ * 0.4.0 the scheduler thread is also SCHED_BATCH: woken (its naps while the
+ * list moves, a completion), it does not preempt a UI thread mid-frame.
  *
  * Ownership words used below:
  *   "+1 reference": the caller owns one reference; release it with

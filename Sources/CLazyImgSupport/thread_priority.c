@@ -17,6 +17,10 @@ int lazyimg_thread_lower_priority(int steps) {
     int wanted = nice + steps;
     if (wanted > 19) wanted = 19;
     if (setpriority(PRIO_PROCESS, tid, wanted) != 0) return -1;
+    return lazyimg_thread_set_batch();
+}
+
+int lazyimg_thread_set_batch(void) {
     /* SCHED_BATCH keeps the nice value and tells the kernel the thread is not
      * interactive: woken by the host (a job queued), it does not preempt the
      * host's thread, which would otherwise wait out the worker's time slice

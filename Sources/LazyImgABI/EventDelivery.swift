@@ -11,7 +11,6 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
     ev.ticket = event.ticket
     ev.http_status = Int32(clamping: event.httpStatus)
     var image: DecodedImage?
-    var body: [UInt8] = []
     switch event.outcome {
     case .image(let decoded, let source):
         image = decoded
@@ -26,8 +25,7 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
         ev.type = LAZYIMG_EVENT_FAILED
         ev.status = error.status
         ev.source = LAZYIMG_SOURCE_NONE
-    case .data(let bytes):
-        body = bytes
+    case .data:
         ev.type = LAZYIMG_EVENT_DATA
         ev.status = LAZYIMG_OK
         ev.source = LAZYIMG_SOURCE_NETWORK
@@ -41,12 +39,19 @@ func deliver(_ event: LoaderEvent, to callback: EventCallback) {
         ev.status = LAZYIMG_OK
         ev.source = LAZYIMG_SOURCE_NETWORK
     }
-    body.withUnsafeBufferPointer { data in
-        ev.data = data.isEmpty ? nil : data.baseAddress
+    guard case .data(let bytes) = event.outcome, !bytes.isEmpty else {
+        return call(function, callback.userData, &ev, event, image)
+    }
+    bytes.withUnsafeBufferPointer { data in
+        ev.data = data.baseAddress
         ev.data_size = data.count
         call(function, callback.userData, &ev, event, image)
     }
 }
+
+/// The message of an event without one: "" (never NULL), static, so that an image's
+/// event needs no C string made for it.
+private let noMessage: StaticString = ""
 
 /// Calls the host with the URL, message and image of `event` borrowed for the call.
 private func call(_ function: lazyimg_event_fn, _ userData: UnsafeMutableRawPointer?,
@@ -55,15 +60,18 @@ private func call(_ function: lazyimg_event_fn, _ userData: UnsafeMutableRawPoin
         ev.image = image.map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
         event.url.withCString { url in
             ev.url = url
-            // A failure without details of its own says what its status says.
-            if case .failed = event.outcome, event.message.isEmpty {
-                ev.message = lazyimg_strerror(ev.status)
-                function(userData, &ev)
-            } else {
-                event.message.withCString { message in
-                    ev.message = message
-                    function(userData, &ev)
+            guard !event.message.isEmpty else {
+                // A failure without details of its own says what its status says.
+                if case .failed = event.outcome {
+                    ev.message = lazyimg_strerror(ev.status)
+                } else {
+                    ev.message = UnsafeRawPointer(noMessage.utf8Start).assumingMemoryBound(to: CChar.self)
                 }
+                return function(userData, &ev)
+            }
+            event.message.withCString { message in
+                ev.message = message
+                function(userData, &ev)
             }
         }
     }

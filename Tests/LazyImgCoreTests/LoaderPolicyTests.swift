@@ -207,6 +207,39 @@ final class LoaderPolicyTests: XCTestCase {
         try loader.shutdown()
     }
 
+    /// A callback of one loader dispatches another's events: inside the inner one,
+    /// shutting down either is misuse; once both returned, it is not.
+    func testShutdownInsideAnotherLoadersCallbackWithinThisOnesIsMisuse() throws {
+        var config = LoaderConfiguration()
+        config.decodeThreads = 1
+        let outer = LoaderBox()
+        let inner = LoaderBox()
+        let refused = Locked<[LoaderError]>([])
+        @Sendable func refuse(_ box: LoaderBox) {
+            do throws(LoaderError) { try box.loader?.shutdown() } catch { refused.withLock { $0.append(error) } }
+        }
+        let innerLoader = try ImageLoader(configuration: config, transport: FakeTransport(),
+                                          makeDecoder: { WidthFromBytesDecoder() }) { _ in
+            refuse(outer)
+            refuse(inner)
+        }
+        let outerLoader = try ImageLoader(configuration: config, transport: FakeTransport(),
+                                          makeDecoder: { WidthFromBytesDecoder() }) { _ in
+            _ = inner.loader?.dispatch(max: 0)
+        }
+        outer.loader = outerLoader
+        inner.loader = innerLoader
+        for loader in [outerLoader, innerLoader] {
+            try loader.setItems(PolicyHarness.urls(1))
+            XCTAssertTrue(try loader.cancel(ticket: XCTUnwrap(loader.request(row: 0).ticket)))
+        }
+        XCTAssertEqual(outerLoader.dispatch(max: 0), 1)
+        XCTAssertEqual(refused.withLock { $0 }, [.misuse, .misuse])
+        try innerLoader.shutdown()
+        try outerLoader.shutdown()
+        XCTAssertEqual(outerLoader.dispatch(max: 0), 0)
+    }
+
     func testThreadDeliveryRunsCallbacksOnAnInternalThread() throws {
         var config = LoaderConfiguration()
         config.delivery = .thread

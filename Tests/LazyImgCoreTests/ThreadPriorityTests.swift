@@ -1,6 +1,6 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 3 (see the Makefile's tsan)
 import Foundation
-import LazyImgCore
+@testable import LazyImgCore
 import XCTest
 
 /// The loader's CPU-heavy threads (decoding, reading files) run below the host's
@@ -63,6 +63,35 @@ final class ThreadPriorityTests: XCTestCase {
             }?.join()
         }
         XCTAssertEqual(policies.withLock { $0 }, ["background": 3, "host": try Self.currentPolicy()])
+    }
+
+    /// The scheduler's thread, woken by its naps and by completions, does not
+    /// preempt the UI thread mid-frame, and keeps the host's nice value (lowered,
+    /// it would hold the front lock the host waits on while preempted).
+    func testTheSchedulerThreadIsBatchWorkAtTheHostsNice() throws {
+        let host = try Self.currentNice()
+        let loader = try ImageLoader(configuration: LoaderConfiguration(), transport: FakeTransport()) { _ in }
+        defer { try? loader.shutdown() }
+        // Once it has taken a step, the thread has named itself and set its policy.
+        loader.loop.waitForStep()
+        let stat = try XCTUnwrap(Self.taskStats(named: "lazyimg-sched").first, "no scheduler thread")
+        XCTAssertEqual(Int(stat[38]), 3, "SCHED_BATCH")
+        XCTAssertEqual(Int(stat[16]), host)
+    }
+
+    /// The fields after the command name of each of this process's threads named
+    /// `name` (/proc/self/task/TID/stat).
+    private static func taskStats(named name: String) throws -> [[Substring]] {
+        var stats: [[Substring]] = []
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let afterName = stat.range(of: ")", options: .backwards)?.upperBound
+            else { continue }
+            stats.append(stat[afterName...].split(separator: " "))
+        }
+        return stats
     }
 
     func testAHostPriorityThreadKeepsThePriorityOfTheThreadThatMadeIt() throws {

@@ -25,6 +25,25 @@ int lazyimg_thread_create_without_signals(pthread_t *thread, void *(*start)(void
  * wakeup preemption of the thread that woke it). 0, or -1 with errno. */
 int lazyimg_thread_lower_priority(int steps);
 
+/* Makes the calling thread SCHED_BATCH at its nice value: woken, it waits for
+ * the running thread's slice instead of preempting it. 0, or -1 with errno. */
+int lazyimg_thread_set_batch(void);
+
+/* Callbacks running on the calling thread, innermost first: a frame on the
+ * thread's stack per delivery running one (a callback may dispatch another
+ * loader's events, or its own). */
+typedef struct lazyimg_callback_frame {
+    const void *owner;
+    struct lazyimg_callback_frame *outer;
+} lazyimg_callback_frame;
+
+/* `frame` (its owner set) becomes the calling thread's innermost one. */
+void lazyimg_callback_enter(lazyimg_callback_frame *frame);
+/* Leaves `frame`, the innermost one, for the one it was entered inside. */
+void lazyimg_callback_leave(lazyimg_callback_frame *frame);
+/* 1 if a frame of `owner` is open on the calling thread, else 0. */
+int lazyimg_callback_running(const void *owner);
+
 /* Returns the free memory of every malloc arena to the system (glibc malloc_trim). */
 void lazyimg_release_free_memory(void);
 

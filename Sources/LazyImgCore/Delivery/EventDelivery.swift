@@ -1,4 +1,4 @@
-import Glibc
+import CLazyImgSupport
 import Synchronization
 
 /// Runs the host's callback for each event: on the host's thread when it dispatches
@@ -9,8 +9,6 @@ final class EventDelivery: Sendable {
     let queue: EventQueue
     private let handler: @Sendable (LoaderEvent) -> Void
     private let thread = Locked<NativeThread?>(nil)
-    /// Threads running a callback right now, so destroy can refuse to run inside one.
-    private let callbackThreads = Locked<[pthread_t]>([])
     let delivered = Atomic<UInt64>(0)
 
     init?(mode: DeliveryMode, handler: @escaping @Sendable (LoaderEvent) -> Void) {
@@ -40,10 +38,10 @@ final class EventDelivery: Sendable {
         return count
     }
 
-    /// Whether the calling thread is inside one of this loader's callbacks.
+    /// Whether the calling thread is inside one of this loader's callbacks, so that
+    /// destroy can refuse to run inside one.
     var isInsideCallback: Bool {
-        let me = pthread_self()
-        return callbackThreads.withLock { $0.contains { pthread_equal($0, me) != 0 } }
+        lazyimg_callback_running(Unmanaged.passUnretained(self).toOpaque()) != 0
     }
 
     /// Delivers everything still queued, then stops the delivery thread. Called once by
@@ -59,16 +57,15 @@ final class EventDelivery: Sendable {
 
     private func run(_ batch: [LoaderEvent]) {
         guard !batch.isEmpty else { return }
-        let me = pthread_self()
-        callbackThreads.withLock { $0.append(me) }
-        for event in batch {
-            handler(event)
-            delivered.add(1, ordering: .relaxed)
-        }
-        callbackThreads.withLock { threads in
-            if let index = threads.firstIndex(where: { pthread_equal($0, me) != 0 }) {
-                threads.remove(at: index)
+        // The calling thread's own record that it runs this loader's callbacks.
+        var frame = lazyimg_callback_frame(owner: Unmanaged.passUnretained(self).toOpaque(), outer: nil)
+        withUnsafeMutablePointer(to: &frame) { frame in
+            lazyimg_callback_enter(frame)
+            for event in batch {
+                handler(event)
+                delivered.add(1, ordering: .relaxed)
             }
+            lazyimg_callback_leave(frame)
         }
     }
 }

@@ -19,10 +19,15 @@ public final class NativeThread: @unchecked Sendable {
     /// How a thread's work ranks against the host's own threads.
     public enum Priority: Sendable {
         /// As the thread that made it: work that runs briefly and that the host waits
-        /// on (its callbacks, timers, the network and scheduler threads). Lowered, a
+        /// on (its callbacks, timers, the network thread). Lowered, a
         /// thread holding a lock the UI thread takes can be preempted while the UI
         /// waits; see docs/threading.md.
         case host
+        /// As `host`, but SCHED_BATCH: woken (a nap's timer, a completion, the host's
+        /// call), the thread waits for the running thread's time slice instead of
+        /// preempting it, so a UI thread mid-frame keeps its core. Its share of the
+        /// CPU and its nice value stay the creator's (the scheduler thread).
+        case hostNonpreempting
         /// Below it, at nice +10 (Android's THREAD_PRIORITY_BACKGROUND): work that can
         /// use a whole core (decoding, reading files). When the UI thread wakes for a
         /// frame it gets a core at once instead of sharing one with a decode. Also
@@ -41,7 +46,11 @@ public final class NativeThread: @unchecked Sendable {
         let box = Unmanaged.passRetained(Body {
             lazyimg_thread_set_name(name)
             // A thread left at the host's priority still works; only the ranking is lost.
-            if priority == .background { _ = lazyimg_thread_lower_priority(Priority.backgroundNiceSteps) }
+            switch priority {
+            case .host: break
+            case .hostNonpreempting: _ = lazyimg_thread_set_batch()
+            case .background: _ = lazyimg_thread_lower_priority(Priority.backgroundNiceSteps)
+            }
             body()
         }).toOpaque()
         let rc = lazyimg_thread_create_without_signals(&handle, { raw in

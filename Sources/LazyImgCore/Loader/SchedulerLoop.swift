@@ -101,7 +101,7 @@ final class SchedulerLoop: @unchecked Sendable {
 
     /// Starts the thread; false when the system refuses it.
     func start() -> Bool {
-        guard let started = NativeThread(name: "lazyimg-sched", { [self] in run() }) else { return false }
+        guard let started = NativeThread(name: "lazyimg-sched", priority: .hostNonpreempting, { [self] in run() }) else { return false }
         thread.withLock { $0 = started }
         return true
     }
