@@ -246,8 +246,7 @@ final class DCScanFetchTests: XCTestCase {
     }
 
     private func dcEnd() throws -> Int {
-        try XCTUnwrap({ if case .suffice(let end) = JPEGDCScans.examine(photo, for: DecodeOptions(
-            target: TargetSize(width: 64, height: 64))) { end } else { nil } }())
+        try FirstPassFetch.firstPassEnd(photo, for: DecodeOptions(target: TargetSize(width: 64, height: 64)))
     }
 
     private func guessedEnd(_ have: Int) -> Int {

@@ -4,7 +4,8 @@ import TestSupport
 import XCTest
 
 /// A loader for one box and the events it sent, for the tests of fetching a file's
-/// first pass only (`DCScanFetchTests`, `PNGFirstPassFetchTests`).
+/// first pass only (`DCScanFetchTests`, `PNGFirstPassFetchTests`,
+/// `WholeFirstPassFetchTests`).
 enum FirstPassFetch {
     static func loader(session: ImageSession? = nil, box: Int, _ change: (inout LoaderConfiguration) -> Void = { _ in })
         throws -> (ImageLoader, EventLog) {
@@ -15,6 +16,19 @@ enum FirstPassFetch {
         change(&config)
         let log = EventLog()
         return (try ImageLoader(configuration: config) { log.record($0) }, log)
+    }
+
+    /// Where `bytes`'s first pass ends for `box` (`FirstPass.examine`); fails the test
+    /// when that pass does not serve the box.
+    static func firstPassEnd(_ bytes: [UInt8], for box: DecodeOptions, file: StaticString = #filePath,
+                             line: UInt = #line) throws -> Int {
+        try XCTUnwrap({ if case .suffice(let end) = FirstPass.examine(bytes, for: box) { end } else { nil } }(),
+                      "the file's first pass does not serve the box", file: file, line: line)
+    }
+
+    /// Whether two images have the same size and every pixel the same.
+    static func samePixels(_ a: DecodedImage, _ b: DecodedImage) -> Bool {
+        a.width == b.width && a.height == b.height && (0..<a.height).allSatisfy { Array(a.row($0)) == Array(b.row($0)) }
     }
 
     /// How many bytes the first Range asks for on a site whose files' first pass

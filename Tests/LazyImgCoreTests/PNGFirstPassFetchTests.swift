@@ -24,11 +24,7 @@ final class PNGFirstPassFetchTests: XCTestCase {
     }
 
     private func firstPassEnd(_ png: [UInt8]) throws -> Int {
-        try XCTUnwrap({ if case .suffice(let end) = FirstPass.examine(png, for: box64) { end } else { nil } }())
-    }
-
-    private func samePixels(_ a: DecodedImage, _ b: DecodedImage) -> Bool {
-        a.width == b.width && a.height == b.height && (0..<a.height).allSatisfy { Array(a.row($0)) == Array(b.row($0)) }
+        try FirstPassFetch.firstPassEnd(png, for: box64)
     }
 
     func testASmallBoxGetsPassOneAndNeverTheRest() throws {
@@ -41,8 +37,8 @@ final class PNGFirstPassFetchTests: XCTestCase {
         XCTAssertEqual(server.requests("/f.png").map { $0.header("Range") }, [nil], "a new site: whole, stopped")
         XCTAssertLessThan(list.0.stats.bytesDownloaded, UInt64(fits.count / 4))
         // Pass 1 is the box's size: the image is every 8th pixel of the whole file.
-        XCTAssertTrue(samePixels(image, try firstPass(fits, box64)))
-        XCTAssertTrue(samePixels(image, try wholeFile(fits, DecodeOptions()).everyEighthPixel()))
+        XCTAssertTrue(FirstPassFetch.samePixels(image, try firstPass(fits, box64)))
+        XCTAssertTrue(FirstPassFetch.samePixels(image, try wholeFile(fits, DecodeOptions()).everyEighthPixel()))
         XCTAssertFalse(image.isDamaged)
     }
 
@@ -55,7 +51,7 @@ final class PNGFirstPassFetchTests: XCTestCase {
         try FirstPassFetch.learnSite(server, fits, in: list)
         let before = list.0.stats.bytesDownloaded
         let image = try FirstPassFetch.show(server.url("/p.png"), in: list)
-        XCTAssertTrue(samePixels(image, try firstPass(photo, box64)), "pass 1 resampled to the box")
+        XCTAssertTrue(FirstPassFetch.samePixels(image, try firstPass(photo, box64)), "pass 1 resampled to the box")
         XCTAssertEqual([image.width, image.height], [64, 43])
         let ranges = server.requests("/p.png").map { $0.header("Range") ?? "" }
         XCTAssertEqual(ranges.count, 2, "one follow-up sized from pass 1's rows: \(ranges)")
@@ -72,7 +68,7 @@ final class PNGFirstPassFetchTests: XCTestCase {
         let list = try FirstPassFetch.loader(box: 64)
         defer { try? list.0.shutdown() }
         let image = try FirstPassFetch.show(server.url("/n.png"), in: list)
-        XCTAssertTrue(samePixels(image, try wholeFile(plain, box64)))
+        XCTAssertTrue(FirstPassFetch.samePixels(image, try wholeFile(plain, box64)))
         XCTAssertEqual(server.requests("/n.png").map { $0.header("Range") }, [nil])
         XCTAssertEqual(list.0.stats.bytesDownloaded, UInt64(plain.count))
         server.serveRanges("/m.png", body: makeNoisePNG(width: 768, height: 512, seed: 6), validator: "\"m1\"")
@@ -89,7 +85,7 @@ final class PNGFirstPassFetchTests: XCTestCase {
         XCTAssertEqual(trip.asked?.header("If-Range"), "\"f1\"")
         XCTAssertEqual(trip.largeStats.bytesResumed, trip.smallBytes)
         XCTAssertEqual(trip.largeStats.bytesDownloaded, UInt64(fits.count) - trip.smallBytes)
-        XCTAssertTrue(samePixels(trip.large, try wholeFile(fits, DecodeOptions(target: TargetSize(width: 256, height: 256)))),
+        XCTAssertTrue(FirstPassFetch.samePixels(trip.large, try wholeFile(fits, DecodeOptions(target: TargetSize(width: 256, height: 256)))),
                       "the larger box shows the whole file")
     }
 
@@ -102,7 +98,7 @@ final class PNGFirstPassFetchTests: XCTestCase {
         try FirstPassFetch.learnSite(server, fits, in: list)
         let before = list.0.stats.bytesDownloaded
         let image = try FirstPassFetch.show(server.url("/p.png"), in: list)
-        XCTAssertTrue(samePixels(image, try firstPass(photo, box64)), "its 200 is watched as any whole body")
+        XCTAssertTrue(FirstPassFetch.samePixels(image, try firstPass(photo, box64)), "its 200 is watched as any whole body")
         XCTAssertEqual(server.requests("/p.png").map { $0.header("Range") != nil }, [true])
         XCTAssertLessThan(list.0.stats.bytesDownloaded - before, UInt64(photo.count / 10))
     }
@@ -122,10 +118,10 @@ final class PNGFirstPassFetchTests: XCTestCase {
         defer { server.stop() }
         server.serveRanges("/f.png", body: fits, validator: "\"f1\"", headers: ["Cache-Control: max-age=600"])
         let trip = try FirstPassFetch.diskRoundTrip(server, "/f.png", small: 64, large: 256)
-        XCTAssertTrue(samePixels(trip.again, try firstPass(fits, box64)))
+        XCTAssertTrue(FirstPassFetch.samePixels(trip.again, try firstPass(fits, box64)))
         XCTAssertEqual(trip.againStats.diskHits, 1, "its box's thumbnail")
         XCTAssertEqual(trip.largeStats.diskHits, 0, "the start is no original for a larger box")
-        XCTAssertTrue(samePixels(trip.large, try wholeFile(fits, DecodeOptions(target: TargetSize(width: 256, height: 256)))))
+        XCTAssertTrue(FirstPassFetch.samePixels(trip.large, try wholeFile(fits, DecodeOptions(target: TargetSize(width: 256, height: 256)))))
     }
 
     func testHostileStartsGetTheWholeFilePathAndAClearError() throws {

@@ -16,20 +16,13 @@ final class WholeFirstPassFetchTests: XCTestCase {
     private let oneWrite = 16 << 10
 
     private func firstPassEnd(_ file: [UInt8], _ box: DecodeOptions? = nil) throws -> Int {
-        guard case .suffice(let end) = FirstPass.examine(file, for: box ?? box64) else {
-            throw XCTSkip("the file's first pass does not serve the box")
-        }
-        return end
+        try FirstPassFetch.firstPassEnd(file, for: box ?? box64)
     }
 
     /// What a JPEG's DC scans decode to at `box`: the image the Range start gave.
     private func firstPassImage(_ file: [UInt8], _ box: DecodeOptions) throws -> DecodedImage {
         try JPEGDecoder().decode(FirstPass.decodable(file, upTo: firstPassEnd(file, box)), options: box,
                                  limits: DecodeLimits())
-    }
-
-    private func same(_ a: DecodedImage, _ b: DecodedImage) -> Bool {
-        a.width == b.width && a.height == b.height && (0..<a.height).allSatisfy { Array(a.row($0)) == Array(b.row($0)) }
     }
 
     /// Every URL's image, requested at once (all rows visible), waited for.
@@ -96,7 +89,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         let images = try showAll(files.indices.map { server.url("/\($0).jpg") }, in: list)
         for (index, file) in files.enumerated() {
             XCTAssertEqual(server.requests("/\(index).jpg").map { $0.header("Range") }, [nil], "file \(index)")
-            XCTAssertTrue(same(images[index], try JPEGDecoder().decode(file, options: box64, limits: DecodeLimits())))
+            XCTAssertTrue(FirstPassFetch.samePixels(images[index], try JPEGDecoder().decode(file, options: box64, limits: DecodeLimits())))
         }
         XCTAssertEqual(list.0.stats.bytesDownloaded, UInt64(files.reduce(0) { $0 + $1.count }))
         XCTAssertEqual(list.0.stats.downloadsFailed, 0)
@@ -114,7 +107,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         var bound = 0
         for (index, file) in files.enumerated() {
             XCTAssertEqual(server.requests("/\(index).jpg").map { $0.header("Range") }, [nil], "file \(index)")
-            XCTAssertTrue(same(images[index], try firstPassImage(file, box64)), "file \(index): the DC scans' picture")
+            XCTAssertTrue(FirstPassFetch.samePixels(images[index], try firstPassImage(file, box64)), "file \(index): the DC scans' picture")
             bound += try firstPassEnd(file) + oneWrite
         }
         let stats = list.0.stats
@@ -126,7 +119,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         // The site is known now: progressive, and serving ranges.
         let next = makeNoiseJPEG(width: 768, height: 512, seed: 9, quality: 80, progressive: true)
         server.serveRanges("/n.jpg", body: next, validator: "\"n\"")
-        XCTAssertTrue(same(try FirstPassFetch.show(server.url("/n.jpg"), in: list), try firstPassImage(next, box64)))
+        XCTAssertTrue(FirstPassFetch.samePixels(try FirstPassFetch.show(server.url("/n.jpg"), in: list), try firstPassImage(next, box64)))
         let range = try XCTUnwrap(server.requests("/n.jpg").first?.header("Range"))
         XCTAssertTrue(range.hasPrefix("bytes=0-"), range)
         XCTAssertEqual(server.hits("/n.jpg"), 1)
@@ -143,7 +136,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         var bound = 0
         for (index, file) in files.enumerated() {
             XCTAssertEqual(server.requests("/\(index).png").map { $0.header("Range") }, [nil], "file \(index)")
-            XCTAssertTrue(same(images[index], try PNGInterlacedPrefix.decodeFirstPass(file, options: box64)))
+            XCTAssertTrue(FirstPassFetch.samePixels(images[index], try PNGInterlacedPrefix.decodeFirstPass(file, options: box64)))
             // Looked at each time the body grew by an eighth: stopped within that, or a write.
             let end = try firstPassEnd(file)
             bound += end + max(end / 8, oneWrite)
@@ -152,7 +145,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         XCTAssertLessThan(list.0.stats.bytesDownloaded, UInt64(files.reduce(0) { $0 + $1.count } / 10))
         let next = makeNoisePNG(width: 768, height: 512, seed: 11, interlaced: true)
         server.serveRanges("/n.png", body: next, validator: "\"n\"")
-        XCTAssertTrue(same(try FirstPassFetch.show(server.url("/n.png"), in: list),
+        XCTAssertTrue(FirstPassFetch.samePixels(try FirstPassFetch.show(server.url("/n.png"), in: list),
                            try PNGInterlacedPrefix.decodeFirstPass(next, options: box64)))
         XCTAssertEqual(server.requests("/n.png").first?.header("Range")?.hasPrefix("bytes=0-"), true)
     }
@@ -170,7 +163,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         XCTAssertEqual(trip.largeStats.bytesDownloaded, UInt64(photo.count) - trip.smallBytes)
         let whole = try JPEGDecoder().decode(photo, options: DecodeOptions(target: TargetSize(width: 512, height: 512)),
                                              limits: DecodeLimits())
-        XCTAssertTrue(same(trip.large, whole))
+        XCTAssertTrue(FirstPassFetch.samePixels(trip.large, whole))
     }
 
     func testAChangedETagStartsOver() throws {
@@ -184,7 +177,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         XCTAssertEqual(trip.asked?.header("If-Range"), "\"v1\"")
         XCTAssertEqual(trip.largeStats.bytesResumed, 0)
         XCTAssertEqual(trip.largeStats.bytesDownloaded, UInt64(changed.count), "the new file, whole")
-        XCTAssertTrue(same(trip.large, try JPEGDecoder().decode(changed, options: DecodeOptions(
+        XCTAssertTrue(FirstPassFetch.samePixels(trip.large, try JPEGDecoder().decode(changed, options: DecodeOptions(
             target: TargetSize(width: 512, height: 512)), limits: DecodeLimits())))
     }
 
@@ -196,7 +189,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         let session = try ImageSession(diskCacheDirectory: nil, diskCacheBytes: 0, maxConcurrentDownloads: 4)
         let list = try FirstPassFetch.loader(session: session, box: 64)
         defer { try? list.0.shutdown() }
-        XCTAssertTrue(same(try FirstPassFetch.show(server.url("/p.jpg"), in: list), try firstPassImage(photo, box64)))
+        XCTAssertTrue(FirstPassFetch.samePixels(try FirstPassFetch.show(server.url("/p.jpg"), in: list), try firstPassImage(photo, box64)))
         XCTAssertLessThanOrEqual(list.0.stats.bytesDownloaded, UInt64(try firstPassEnd(photo) + oneWrite))
         // No Accept-Ranges: the next file is fetched whole (and stopped) too.
         XCTAssertEqual(try FirstPassFetch.show(server.url("/q.jpg"), in: list).width, 64)
@@ -216,7 +209,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         try cases.map { path, expected in
             let list = try FirstPassFetch.loader(box: 64, change)
             defer { try? list.0.shutdown() }
-            XCTAssertTrue(same(try FirstPassFetch.show(server.url(path), in: list), expected), path)
+            XCTAssertTrue(FirstPassFetch.samePixels(try FirstPassFetch.show(server.url(path), in: list), expected), path)
             XCTAssertEqual(server.requests(path).map { $0.header("Range") }, [nil], path)
             return list.0.stats
         }
@@ -245,7 +238,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
         // The retry continues the cut body up to its DC scans (a Range answer is
         // not cut here), with If-Range.
         let image = try FirstPassFetch.show(server.url("/p.jpg"), in: list)
-        XCTAssertTrue(same(image, try firstPassImage(photo, box64)))
+        XCTAssertTrue(FirstPassFetch.samePixels(image, try firstPassImage(photo, box64)))
         let asked = server.requests("/p.jpg")
         XCTAssertEqual(asked.count, 2)
         XCTAssertEqual(asked.last?.header("Range")?.hasPrefix("bytes=1000-"), true)
