@@ -179,10 +179,10 @@ public final class TransferCoalescer: Sendable {
         network.start(id, shared) { [weak self] id, response in self?.complete(id, response) }
     }
 
-    /// The boxes transfer `id`'s subscribers wait for, each once: a body stops at its
-    /// first pass only when that serves them all.
+    /// The boxes transfer `id`'s subscribers wait for: a body stops at its first pass
+    /// only when that serves them all.
     private func boxes(of id: TransferID) -> [DecodeOptions?] {
-        state.withLock { s in s.transfers[id].map { Array(Set($0.boxes.values)) } ?? [] }
+        state.withLock { s in s.transfers[id].map { Array($0.boxes.values) } ?? [] }
     }
 
     /// A prefix of transfer `id`'s body, for each subscriber that wants it.
