@@ -91,12 +91,15 @@ final class DCScanFetchTests: XCTestCase {
             try? list.0.shutdown()
             try? detail.0.shutdown()
         }
+        // The list's request starts the download (so its box is the one watched), and
+        // the detail joins it while the server holds the body back.
         for loader in [list, detail] {
             try loader.0.setItems([server.url("/p.jpg")])
             try loader.0.setVisibleRange(first: 0, count: 1)
             XCTAssertNotNil(try loader.0.request(row: 0).ticket)
+            XCTAssertTrue(server.waitForHits("/p.jpg", count: 1, timeoutMilliseconds: 10_000))
         }
-        XCTAssertTrue(server.waitForHits("/p.jpg", count: 1, timeoutMilliseconds: 10_000))
+        XCTAssertTrue(waitForJoin(ImageURL(server.url("/p.jpg")), in: session), "the detail joined the download")
         server.release("/p.jpg")
         XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: list).width, 64)
         let large = try FirstPassFetch.show(server.url("/p.jpg"), in: detail)
@@ -243,6 +246,17 @@ final class DCScanFetchTests: XCTestCase {
         defer { try? second.0.shutdown() }
         XCTAssertEqual(try FirstPassFetch.show(server.url("/p.jpg"), in: second).width, 96)
         return second.0.stats
+    }
+
+    /// Waits (at most 10 s) until two requests wait on `url`'s download.
+    private func waitForJoin(_ url: ImageURL, in session: ImageSession) -> Bool {
+        let clock = MonotonicClock()
+        let deadline = clock.nowMilliseconds + 10_000
+        while session.transfers.waitingCount(for: url) < 2 {
+            guard clock.nowMilliseconds < deadline else { return false }
+            usleep(1_000)
+        }
+        return true
     }
 
     private func dcEnd() throws -> Int {

@@ -135,6 +135,12 @@ public final class TransferCoalescer: Sendable {
         })
     }
 
+    /// How many requests wait on the downloads of `url` right now: for tests that need
+    /// a request to have joined a download before its body comes.
+    func waitingCount(for url: ImageURL) -> Int {
+        state.withLock { s in s.transfers.values.reduce(0) { $0 + ($1.key.url == url ? $1.subscribers.count : 0) } }
+    }
+
     /// Joins or starts the transfer for `request`, or returns the response it ended
     /// with a moment ago (then nothing is started or joined).
     fileprivate func start(_ subscriber: Subscriber, _ request: DataRequest, reusing: Bool,
