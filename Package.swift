@@ -79,9 +79,12 @@ let package = Package(
         // its C API and the baseline loaders; a library so a test can run a tiny trace.
         // The LazyTable baseline's per-frame part, in C as an app would write it.
         .target(name: "CLazyTable", path: "Tests/Benchmarks/CLazyTable"),
+        // lazyimg's host, its per-frame part and event callback in C as well, so both
+        // frames are timed with a C host's bookkeeping.
+        .target(name: "CLazyImgHost", path: "Tests/Benchmarks/CLazyImgHost"),
         .target(
             name: "ScrollBench",
-            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader", "CLazyTable"],
+            dependencies: ["BenchSupport", "LazyImgABI", "LazyImgCore", "CLazyImgHeader", "CLazyTable", "CLazyImgHost"],
             path: "Tests/Benchmarks/ScrollBench",
             // The harness stands in for a C host, whose frame has no run-time checks of
             // exclusive access: with them, the lazyimg host's cell bookkeeping was an
