@@ -24,6 +24,12 @@ struct lazyimg_host {
     lazyimg_host_tally tally;
 };
 
+/* Frees `h` and its arrays (any of them may be NULL). */
+static void free_host(lazyimg_host *h) {
+    free(h->cell_image), free(h->cell_ticket), free(h->cell_preview), free(h->ask_again), free(h->ticket_open);
+    free(h);
+}
+
 lazyimg_host *lazyimg_host_create(size_t rows, lazyimg_host_target_fn set_target) {
     lazyimg_host *h = calloc(1, sizeof *h);
     if (!h) return NULL;
@@ -35,8 +41,7 @@ lazyimg_host *lazyimg_host_create(size_t rows, lazyimg_host_target_fn set_target
     h->ask_again = calloc(rows ? rows : 1, sizeof *h->ask_again);
     h->ticket_open = calloc(MAX_TICKETS, 1);
     if (!h->cell_image || !h->cell_ticket || !h->cell_preview || !h->ask_again || !h->ticket_open) {
-        free(h->cell_image), free(h->cell_ticket), free(h->cell_preview), free(h->ask_again), free(h->ticket_open);
-        free(h);
+        free_host(h);
         return NULL;
     }
     return h;
@@ -147,7 +152,6 @@ lazyimg_host_tally lazyimg_host_finish(lazyimg_host *h) {
     h->loader = NULL;
     for (size_t row = h->first; row < h->first + h->count; row++) lazyimg_image_release(h->cell_image[row]);
     lazyimg_host_tally tally = h->tally;
-    free(h->cell_image), free(h->cell_ticket), free(h->cell_preview), free(h->ask_again), free(h->ticket_open);
-    free(h);
+    free_host(h);
     return tally;
 }

@@ -41,8 +41,8 @@ void lazyimg_host_attach(lazyimg_host *host, struct lazyimg_loader *loader);
 /* The loader's on_event (user_data: the host). */
 void lazyimg_host_on_event(void *user_data, const struct lazyimg_event *event);
 
-/* One frame. `target_count` 0: no resting place known this frame. */
-/* `state`: a lazyimg_scroll_state. */
+/* One frame. `state`: a lazyimg_scroll_state; `target_count` 0: no resting
+ * place known this frame. */
 void lazyimg_host_frame(lazyimg_host *host, int state, double velocity,
                         size_t first, size_t count, size_t target_first, size_t target_count);
 
