@@ -1,5 +1,6 @@
 import CLazyImgHeader
 import LazyImgCore
+import TestSupport
 import XCTest
 
 /// What a C host keeps per event: copied out of the borrowed `lazyimg_event`.
@@ -80,10 +81,10 @@ final class CHost: @unchecked Sendable {
     }
 
     /// Dispatches on this thread until `count` events have arrived, waiting with
-    /// lazyimg_wait (never sleeping); fails after 15 s.
+    /// lazyimg_wait (never sleeping); fails after `HangGuard.eventMilliseconds`.
     func dispatch(until count: Int, file: StaticString = #filePath, line: UInt = #line) {
         while events.count < count {
-            guard lazyimg_wait(loader, 15_000) == LAZYIMG_OK else {
+            guard lazyimg_wait(loader, Int32(HangGuard.eventMilliseconds)) == LAZYIMG_OK else {
                 let s = stats()
                 XCTFail("timed out with \(events.count) of \(count) events; started \(s.downloads_started), "
                         + "failed \(s.downloads_failed), cancelled \(s.downloads_cancelled), in flight \(s.in_flight), "

@@ -1,6 +1,7 @@
 import Synchronization
 import XCTest
 @testable import LazyImgCore
+import TestSupport
 
 /// A transport that starts nothing: tests see what was started and complete it by hand.
 /// Before it answers what was started, it waits for the loader's scheduler to have
@@ -175,7 +176,7 @@ final class PolicyHarness {
     /// event queue (never sleeping); fails after 10 s.
     func deliver(until count: Int, file: StaticString = #filePath, line: UInt = #line) {
         while log.all.count < count {
-            guard (try? loader.waitForEvents(milliseconds: 10_000)) == true else {
+            guard (try? loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds)) == true else {
                 XCTFail("timed out with \(log.all.count) of \(count) events", file: file, line: line)
                 return
             }

@@ -69,7 +69,7 @@ enum FirstPassFetch {
     private static func wait(for ticket: UInt64, in loader: (ImageLoader, EventLog), file: StaticString,
                              line: UInt) throws -> LoaderEvent {
         while loader.1.events(for: ticket).isEmpty {
-            guard try loader.0.waitForEvents(milliseconds: 10_000) else { break }
+            guard try loader.0.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { break }
             _ = loader.0.dispatch(max: 0)
         }
         return try XCTUnwrap(loader.1.events(for: ticket).first, "no event", file: file, line: line)

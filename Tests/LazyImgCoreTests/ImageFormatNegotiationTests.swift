@@ -58,7 +58,7 @@ final class ImageFormatNegotiationTests: XCTestCase {
         try loader.setItems([server.url(path)])
         if case .image = try loader.request(row: 0) { XCTFail("answered from memory") }
         while events.withLock({ $0.isEmpty }) {
-            XCTAssertTrue(try loader.waitForEvents(milliseconds: 15_000), "no event")
+            XCTAssertTrue(try loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds), "no event")
             _ = loader.dispatch(max: 0)
         }
         let request = try XCTUnwrap(server.requests(path).last)
@@ -114,7 +114,7 @@ final class ImageFormatNegotiationTests: XCTestCase {
         defer { try? loader.shutdown() }
         _ = try loader.fetch(url: ImageURL(server.url("/feed.json")))
         while events.withLock({ $0.isEmpty }) {
-            XCTAssertTrue(try loader.waitForEvents(milliseconds: 15_000), "no event")
+            XCTAssertTrue(try loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds), "no event")
             _ = loader.dispatch(max: 0)
         }
         XCTAssertEqual(server.requests("/feed.json").last?.header("Accept"), "*/*")

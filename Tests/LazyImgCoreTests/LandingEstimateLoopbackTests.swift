@@ -71,7 +71,7 @@ final class LandingEstimateLoopbackTests: XCTestCase {
         try frame(.idle, 0, first: rest)
         let waiting = (rest..<rest + 10).compactMap { tickets[$0] }
         while !waiting.allSatisfy({ t in log.events(for: t).contains { $0.image != nil } }) {
-            guard try loader.waitForEvents(milliseconds: 10_000) else { return XCTFail("timed out") }
+            guard try loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { return XCTFail("timed out") }
             _ = loader.dispatch(max: 0)
         }
         for row in rest..<rest + 10 {

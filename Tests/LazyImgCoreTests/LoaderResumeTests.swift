@@ -81,7 +81,7 @@ final class LoaderResumeTests: XCTestCase {
     private func waitForEvent(_ ticket: UInt64, _ loader: ImageLoader, _ log: EventLog,
                               file: StaticString = #filePath, line: UInt = #line) {
         while log.events(for: ticket).isEmpty {
-            guard (try? loader.waitForEvents(milliseconds: 10_000)) == true else {
+            guard (try? loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds)) == true else {
                 return XCTFail("no event for ticket \(ticket)", file: file, line: line)
             }
             _ = loader.dispatch(max: 0)

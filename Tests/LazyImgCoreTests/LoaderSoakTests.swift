@@ -47,7 +47,7 @@ final class LoaderSoakTests: XCTestCase {
             }
             let target = delivered.withLock { $0.events } + tickets
             while delivered.withLock({ $0.events }) < target {
-                XCTAssertTrue(try loader.waitForEvents(milliseconds: 20_000), "no event for 20 s at row \(top)")
+                XCTAssertTrue(try loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds), "no event in \(HangGuard.eventMilliseconds) ms at row \(top)")
                 _ = loader.dispatch(max: 0)
             }
             if top + screen == warmUpRows {

@@ -69,7 +69,7 @@ final class LoaderTrimMemoryTests: XCTestCase {
             transport.complete("http://example.test/\(row).png", with: .success([1]))
         }
         while log.all.count < count {
-            XCTAssertTrue(try loader.waitForEvents(milliseconds: 10_000), "timed out")
+            XCTAssertTrue(try loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds), "timed out")
             _ = loader.dispatch(max: 0)
         }
         XCTAssertEqual(loader.stats.memoryCacheCount, UInt64(count))

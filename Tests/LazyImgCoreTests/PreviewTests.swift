@@ -200,7 +200,7 @@ final class PreviewTests: XCTestCase {
     private func dispatch(_ ticket: UInt64, in loader: (ImageLoader, EventLog),
                           until done: ([LoaderEvent]) -> Bool) throws {
         while !done(loader.1.events(for: ticket)) {
-            guard try loader.0.waitForEvents(milliseconds: 10_000) else { return XCTFail("no event in 10 s") }
+            guard try loader.0.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { return XCTFail("no event in \(HangGuard.eventMilliseconds) ms") }
             _ = loader.0.dispatch(max: 0)
         }
     }

@@ -2,6 +2,7 @@
 import Dispatch
 import XCTest
 @testable import LazyImgCore
+import TestSupport
 
 /// One memory budget for the decoded images of all of a session's loaders (issue 8,
 /// "Sharing"): policy on fakes. Every image here is a body of 100 bytes, decoded by
@@ -49,7 +50,7 @@ final class SessionMemoryBudgetTests: XCTestCase {
             XCTAssertTrue(transport.complete(url(row), with: .success([UInt8](repeating: 1, count: 100))),
                           "no transfer for \(url(row))", file: file, line: line)
             while log.all.count == before {
-                guard try loader.waitForEvents(milliseconds: 10_000) else {
+                guard try loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else {
                     return XCTFail("timed out waiting for \(url(row))", file: file, line: line)
                 }
                 _ = loader.dispatch(max: 0)
@@ -204,7 +205,7 @@ final class SessionMemoryBudgetTests: XCTestCase {
         }
         for loader in loaders {
             while loader.log.all.count < 20 {
-                guard try loader.loader.waitForEvents(milliseconds: 10_000) else { return XCTFail("timed out") }
+                guard try loader.loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { return XCTFail("timed out") }
                 _ = loader.loader.dispatch(max: 0)
                 XCTAssertLessThanOrEqual(budget.totalBytes, budget.limit + loaders.count * Self.imageBytes)
             }

@@ -1,6 +1,7 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_2 // ThreadSanitizer group 2 (see the Makefile's tsan)
 import XCTest
 @testable import LazyImgCore
+import TestSupport
 
 /// One download per URL across a session's loaders also when the second asks just
 /// after the first's download ended: the session answers it with that response.
@@ -146,7 +147,7 @@ final class TransferReuseTests: XCTestCase {
 
     private func deliver(_ loader: ImageLoader, _ log: EventLog, until count: Int) {
         while log.all.count < count {
-            guard (try? loader.waitForEvents(milliseconds: 10_000)) == true else {
+            guard (try? loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds)) == true else {
                 return XCTFail("timed out with \(log.all.count) of \(count) events")
             }
             _ = loader.dispatch(max: 0)

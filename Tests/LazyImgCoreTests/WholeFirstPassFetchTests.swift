@@ -35,7 +35,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
             if let image = answer.image { images[row] = image } else { tickets[row] = try XCTUnwrap(answer.ticket) }
         }
         while tickets.contains(where: { loader.1.events(for: $0.value).isEmpty }) {
-            guard try loader.0.waitForEvents(milliseconds: 10_000) else { break }
+            guard try loader.0.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { break }
             _ = loader.0.dispatch(max: 0)
         }
         for (row, ticket) in tickets {
