@@ -49,7 +49,7 @@ IMAGE_SERVER := $(CHECKS_C)/image_server.c
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-decode bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-code-pages bench-decode check-code-layout bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -302,6 +302,13 @@ bench-frame-gap:
 	    -o build/bench_frame_gap -L$(RELEASE_BIN) -Wl,-rpath,$(RELEASE_BIN) -llazyimg $(SERVER_LIBS)
 	./build/bench_frame_gap
 
+# What a frame pays per code page it touches after a 60 Hz frame's gap: the same
+# tiny calls on a page each and packed on one (why ui-thread.order exists).
+bench-code-pages:
+	@mkdir -p build
+	$(CC) -std=c99 -O2 $(STRICT) $(BENCH_C)/bench_code_pages.c -o build/bench_code_pages
+	./build/bench_code_pages
+
 # How long 10 rows take to land from a 40 ms loopback server under the old and new
 # connection defaults (release build; prints a table).
 bench-screenful: deps
@@ -379,6 +386,29 @@ bench-placeholder: deps
 bench-scroll: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --product lazyimg-bench-scroll
 	$(RELEASE_BIN)/lazyimg-bench-scroll --photos $(CORPUS)/photos $(BENCH_SCROLL_ARGS)
+
+# Regenerates Sources/LazyImgABI/ui-thread.order, the functions a UI thread runs
+# each frame, which release builds lay side by side: the scroll benchmark's frames
+# under callgrind, one trace and loader at a time, a profile per frame of the UI
+# thread (about 5 minutes). Run
+# it when the code the lazyimg_* calls run has changed much; a stale list only
+# leaves the new functions where they were.
+.PHONY: ui-thread-order
+UI_ORDER_TRACES := fling-reverse long-session read-fling-read slow-drag jump-end
+ui-thread-order: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --product lazyimg-bench-scroll
+	@profiles=$$(mktemp -d) && trap 'rm -rf "$$profiles"' EXIT && \
+	cp $(RELEASE_BIN)/lazyimg-bench-scroll "$$profiles"/ && strip --strip-debug "$$profiles"/lazyimg-bench-scroll && \
+	for loader in lazyimg lazyimg-no-target; do for trace in $(UI_ORDER_TRACES); do \
+	    echo "callgrind: $$trace, $$loader"; \
+	    valgrind --tool=callgrind --demangle=no --separate-threads=yes --toggle-collect=lazyimg_host_frame \
+	        --dump-after=lazyimg_host_frame \
+	        --callgrind-out-file="$$profiles/$$trace.$$loader.out" "$$profiles"/lazyimg-bench-scroll \
+	        --photos $(CORPUS)/photos --traces $$trace --loaders $$loader --families none \
+	        --slow-link-traces none --no-hit-cost >/dev/null 2>&1 || exit 1; \
+	done; done && \
+	python3 scripts/ui-thread-order.py Sources/LazyImgABI/ui-thread.order "$$profiles"/*.out.* && \
+	rm -f $(RELEASE_BIN)/liblazyimg.so $(RELEASE_BIN)/lazyimg-bench-scroll # SwiftPM relinks for sources only
 
 check-header: check-header-c check-header-cxx
 
@@ -481,6 +511,12 @@ fuzz: deps
 check-symbols: build
 	scripts/check-symbols.sh $(BIN)/liblazyimg.so
 
+# The functions a frame runs lie side by side in the release library
+# (Sources/LazyImgABI/ui-thread.order).
+check-code-layout:
+	$(MAKE) --no-print-directory CONFIG=release build
+	python3 scripts/check-code-layout.py $(RELEASE_BIN)/liblazyimg.so
+
 # A build without libavif and libde265, as on a machine that lacks them: it builds,
 # its liblazyimg.so needs neither (nor libheif), and its tests pass: AVIF and HEIF
 # files are refused by name, Accept leaves them out, the other formats decode as before.
@@ -499,7 +535,7 @@ check-without-avif-heif: deps
 # printed per step (scripts/run-step.sh): XCTests first (a failure stops there),
 # then the C-side checks, the installed library, the examples, the Python binding,
 # valgrind and the sanitizer runs.
-C_CHECKS := check-header-c check-header-cxx check-test-subsets check-placeholder-fixtures check-symbols check-without-avif-heif check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
+C_CHECKS := check-header-c check-header-cxx check-test-subsets check-placeholder-fixtures check-symbols check-code-layout check-without-avif-heif check-install run-demo run-formats run-termlist run-gtk-feed run-examples check-docs check-python \
             check-python-install check-python-wheel check-python-types check-python-recipes \
             memcheck memcheck-termlist asan-c sanitize tsan fuzz
 # The last line counts every test a runner reported (XCTest, pytest; the

@@ -9,6 +9,14 @@ let abiLinkerFlags: [String] = [
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/LazyImgABI/lazyimg.map",
 ]
 
+// Release builds put each function in a section of its own and lay the ones a UI
+// thread runs each frame side by side (Sources/LazyImgABI/ui-thread.order): a frame
+// after a 16 ms sleep pays for every code page it touches.
+let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+let uiThreadOrder: [LinkerSetting] = [.unsafeFlags(
+    ["-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/LazyImgABI/ui-thread.order"],
+    .when(configuration: .release))]
+
 // AVIF and HEIC decode when the build has libavif and libde265 (and libheif, whose
 // encoder the tests make HEIC files with). The Makefile sets LAZYIMG_AVIF=0 /
 // LAZYIMG_HEIF=0 when pkg-config does not find them; LazyImgCore then leaves that
@@ -44,7 +52,7 @@ let package = Package(
         // libheif, for tests only: its x265 encoder makes the HEIC test files.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif"),
         // What Glibc does not import into Swift (eventfd).
-        .target(name: "CLazyImgSupport"),
+        .target(name: "CLazyImgSupport", cSettings: [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]),
         // The public header, so the ABI layer is compiled against the contract itself.
         .systemLibrary(name: "CLazyImgHeader"),
 
@@ -52,14 +60,15 @@ let package = Package(
         .target(
             name: "LazyImgCore",
             dependencies: ["CCurl", "CTurboJPEG", "CSpng", "CWebP", "CGif", "CLazyImgSupport"] + optionalCodecs,
-            swiftSettings: optionalCodecFlags
+            swiftSettings: optionalCodecFlags + functionSections
         ),
         // The thin C ABI: validate, convert, forward.
         .target(
             name: "LazyImgABI",
             dependencies: ["LazyImgCore", "CLazyImgHeader", "CLazyImgSupport"],
-            exclude: ["lazyimg.map"],
-            linkerSettings: [.unsafeFlags(abiLinkerFlags)]
+            exclude: ["lazyimg.map", "ui-thread.order"],
+            swiftSettings: functionSections,
+            linkerSettings: [.unsafeFlags(abiLinkerFlags)] + uiThreadOrder
         ),
 
         // Everything below checks or measures the library and lives under Tests/:
