@@ -49,7 +49,7 @@ IMAGE_SERVER := $(CHECKS_C)/image_server.c
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-code-pages bench-decode check-code-layout bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-frame-split bench-code-pages bench-decode check-code-layout bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -386,6 +386,16 @@ bench-placeholder: deps
 bench-scroll: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --product lazyimg-bench-scroll
 	$(RELEASE_BIN)/lazyimg-bench-scroll --photos $(CORPUS)/photos $(BENCH_SCROLL_ARGS)
+
+# Where a moving frame's time goes: the scroll benchmark with its lazyimg host
+# reading the time-stamp counter between its calls, in a build of its own (the
+# default build's frame carries no extra reads). Prints a table per loader.
+FRAME_SPLIT_ARGS = --traces read-fling-read,fling-reverse,long-session --loaders lazyimg,lazyimg-no-target,LazyTable \
+	--families none --slow-link-traces none --no-hit-cost
+bench-frame-split: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --scratch-path .build/frame-split -Xcc -DLAZYIMG_HOST_SPLIT \
+	    --product lazyimg-bench-scroll
+	.build/frame-split/release/lazyimg-bench-scroll --photos $(CORPUS)/photos $(FRAME_SPLIT_ARGS)
 
 # Regenerates Sources/LazyImgABI/ui-thread.order, the functions a UI thread runs
 # each frame, which release builds lay side by side: the scroll benchmark's frames

@@ -68,11 +68,17 @@ enum FirstPassFetch {
 
     private static func wait(for ticket: UInt64, in loader: (ImageLoader, EventLog), file: StaticString,
                              line: UInt) throws -> LoaderEvent {
-        while loader.1.events(for: ticket).isEmpty {
-            guard try loader.0.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { break }
-            _ = loader.0.dispatch(max: 0)
-        }
+        try dispatch(loader.0, until: { !loader.1.events(for: ticket).isEmpty })
         return try XCTUnwrap(loader.1.events(for: ticket).first, "no event", file: file, line: line)
+    }
+
+    /// Dispatches `loader`'s events as they come until `done`, or until none came
+    /// within the hang guard (the caller's assertions then say what is missing).
+    static func dispatch(_ loader: ImageLoader, until done: () -> Bool) throws {
+        while !done() {
+            guard try loader.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { return }
+            _ = loader.dispatch(max: 0)
+        }
     }
 
     /// What `smallThenLarge` saw.

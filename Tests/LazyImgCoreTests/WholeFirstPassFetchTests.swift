@@ -34,10 +34,7 @@ final class WholeFirstPassFetchTests: XCTestCase {
             let answer = try loader.0.request(row: row)
             if let image = answer.image { images[row] = image } else { tickets[row] = try XCTUnwrap(answer.ticket) }
         }
-        while tickets.contains(where: { loader.1.events(for: $0.value).isEmpty }) {
-            guard try loader.0.waitForEvents(milliseconds: HangGuard.eventMilliseconds) else { break }
-            _ = loader.0.dispatch(max: 0)
-        }
+        try FirstPassFetch.dispatch(loader.0, until: { !tickets.contains { loader.1.events(for: $0.value).isEmpty } })
         for (row, ticket) in tickets {
             let event = try XCTUnwrap(loader.1.events(for: ticket).first, "row \(row): no event")
             images[row] = try XCTUnwrap(event.image, "row \(row): \(String(describing: event.error)) \(event.message)")

@@ -1,6 +1,18 @@
+/* clock_gettime, for the frame split (frame_split.h). */
+#define _POSIX_C_SOURCE 200809L
+
 #include "lazyimg_host.h"
 
 #include <stdlib.h>
+
+#ifdef LAZYIMG_HOST_SPLIT
+#include "frame_split.h"
+#else
+/* Without LAZYIMG_HOST_SPLIT (make bench-frame-split) the marks are nothing. */
+#define SPLIT_MARK(h, part)
+#define SPLIT_END(h, moving, misses, events)
+#define SPLIT_REPORT(h)
+#endif
 
 #include "../../../include/lazyimg.h"
 
@@ -22,6 +34,9 @@ struct lazyimg_host {
     size_t ask_again_count;
     unsigned char *ticket_open; /* by ticket number: waits for its event */
     lazyimg_host_tally tally;
+#ifdef LAZYIMG_HOST_SPLIT
+    frame_split split;
+#endif
 };
 
 /* Frees `h` and its arrays (any of them may be NULL). */
@@ -53,35 +68,43 @@ static int on_screen(const lazyimg_host *h, size_t row) {
     return row >= h->first && row - h->first < h->count;
 }
 
-static void request(lazyimg_host *h, size_t row) {
+/* Returns whether it opened a ticket. */
+static int request(lazyimg_host *h, size_t row) {
     lazyimg_image *image = NULL;
     uint64_t ticket = 0;
     lazyimg_status status = lazyimg_request(h->loader, row, &image, &ticket);
     if (status == LAZYIMG_OK) {
         h->cell_image[row] = image;
-    } else if (status == LAZYIMG_PENDING || status == LAZYIMG_DEFERRED) {
+        return 0;
+    }
+    if (status == LAZYIMG_PENDING || status == LAZYIMG_DEFERRED) {
         if (ticket >= MAX_TICKETS) {
             h->tally.request_errors++;
-            return;
+            return 0;
         }
         h->cell_ticket[row] = ticket;
         h->ticket_open[ticket] = 1;
         h->tally.tickets++;
-    } else {
-        h->tally.request_errors++;
+        return 1;
     }
+    h->tally.request_errors++;
+    return 0;
 }
 
 void lazyimg_host_frame(lazyimg_host *h, int state, double velocity,
                         size_t first, size_t count, size_t target_first, size_t target_count) {
     if (first > h->rows) first = h->rows;
     if (count > h->rows - first) count = h->rows - first;
+    size_t misses = 0;
+    SPLIT_MARK(h, SPLIT_START);
     lazyimg_set_scroll_state(h->loader, (lazyimg_scroll_state)state, velocity);
     if (target_count > 0 && h->set_target) {
         h->set_target(h->loader, target_first, target_count);
         h->tally.used_scroll_target = 1;
     }
+    SPLIT_MARK(h, SPLIT_SCROLL);
     lazyimg_set_visible_range(h->loader, first, count);
+    SPLIT_MARK(h, SPLIT_VISIBLE);
     size_t old_first = h->first, old_end = h->first + h->count, end = first + count;
     /* Cells that left are reused: they let go of their image and forget their ticket. */
     for (size_t row = old_first; row < old_end; row++) {
@@ -93,18 +116,24 @@ void lazyimg_host_frame(lazyimg_host *h, int state, double velocity,
     }
     h->first = first;
     h->count = count;
+    SPLIT_MARK(h, SPLIT_CELLS);
     for (size_t row = first; row < end; row++) {
-        if (row < old_first || row >= old_end) request(h, row);
+        if (row < old_first || row >= old_end) misses += (size_t)request(h, row);
     }
     if (h->ask_again_count > 0) {
         size_t n = h->ask_again_count;
         h->ask_again_count = 0;
         for (size_t i = 0; i < n; i++) {
             size_t row = h->ask_again[i];
-            if (on_screen(h, row) && !h->cell_image[row] && h->cell_ticket[row] == 0) request(h, row);
+            if (on_screen(h, row) && !h->cell_image[row] && h->cell_ticket[row] == 0) misses += (size_t)request(h, row);
         }
     }
-    lazyimg_dispatch(h->loader, 0);
+    SPLIT_MARK(h, SPLIT_REQUESTS);
+    size_t events = lazyimg_dispatch(h->loader, 0);
+    (void)events;
+    (void)misses;
+    SPLIT_MARK(h, SPLIT_DISPATCH);
+    SPLIT_END(h, state != LAZYIMG_SCROLL_IDLE, misses, events);
 }
 
 void lazyimg_host_on_event(void *user_data, const lazyimg_event *ev) {
@@ -152,6 +181,7 @@ lazyimg_host_tally lazyimg_host_finish(lazyimg_host *h) {
     h->loader = NULL;
     for (size_t row = h->first; row < h->first + h->count; row++) lazyimg_image_release(h->cell_image[row]);
     lazyimg_host_tally tally = h->tally;
+    SPLIT_REPORT(h);
     free_host(h);
     return tally;
 }
