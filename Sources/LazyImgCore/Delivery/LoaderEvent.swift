@@ -28,6 +28,12 @@ public struct LoaderEvent: Sendable {
     /// What is known beyond the error code (the HTTP status, the sniffed format);
     /// empty for images and when the code says it all.
     public var message: String = ""
+
+    /// A ticket's CANCELLED event.
+    var isCancellation: Bool {
+        if case .failed(.cancelled) = outcome { return true }
+        return false
+    }
 }
 
 /// How events reach the host.

@@ -41,6 +41,17 @@ final class SchedulerLoop: @unchecked Sendable {
     /// sleeps until woken, so a host that stops calling mid-motion costs nothing.
     static let hostQuietMilliseconds: Int64 = 50
 
+    /// While the list flies, the CANCELLED events the scroll policy decides (rows
+    /// that left the window) wait here for up to this long, or until the list
+    /// settles or `maxHeldCancellations` wait, and are then queued together. A fling
+    /// cancels a row or two a frame: queued at once, nearly every moving frame's
+    /// dispatch ran the event path cold for them, where a batch a few frames apart
+    /// runs it once (docs/performance.md, "Held cancellations"). Only cancellations
+    /// wait: a row that left the window shows nothing for its event, while an image
+    /// or a failure belongs on screen now.
+    static let cancellationHoldMilliseconds: Int64 = 100
+    static let maxHeldCancellations = 64
+
     /// Host inputs waiting beyond which a view call (a visible range, a scroll
     /// state, a target) is folded into `foldedView` instead of queued. A UI makes a
     /// few calls a frame and the scheduler takes them every few milliseconds, so
@@ -76,6 +87,10 @@ final class SchedulerLoop: @unchecked Sendable {
     private var workBatch: [SchedulerInput] = []
     private var effects: [SchedulerEffect] = []
     private var events: [LoaderEvent] = []
+    /// The policy's CANCELLED events held while the list flies, oldest first, and
+    /// when the first of them was held (monotonic milliseconds).
+    private var heldCancellations: [LoaderEvent] = []
+    private var heldSince: Int64 = 0
     private var hostInputsRead: UInt64 = 0
     private var foldsTaken: UInt64 = 0
     private var lastVisible: Range<Int>?
@@ -197,10 +212,7 @@ final class SchedulerLoop: @unchecked Sendable {
         publish()
         // After the starts and the published stats: a host that sees an event sees
         // the downloads its cause let start, and counters that include it.
-        if !events.isEmpty {
-            delivery.push(contentsOf: events)
-            events.removeAll(keepingCapacity: true)
-        }
+        queueEvents(holdingCancellations: !shutdown && scheduler.window.motion != .settled)
         steps.locked {
             stepsDone += 1
             steps.broadcast()
@@ -212,6 +224,37 @@ final class SchedulerLoop: @unchecked Sendable {
         scheduler.handle(input, now: clock.nowMilliseconds)
         scheduler.takeEffects(into: &effects)
         carryOut(effects, events: &events)
+    }
+
+    /// Queues the step's events for delivery, but for the policy's cancellations
+    /// while `holdingCancellations`, which wait for the next batch
+    /// (`cancellationHoldMilliseconds`). Each event was decided once already (its
+    /// ticket retired in the front's hold): only when the host sees it moves.
+    private func queueEvents(holdingCancellations holding: Bool) {
+        if holding {
+            let wasEmpty = heldCancellations.isEmpty
+            var kept = 0
+            for event in events {
+                if event.isCancellation {
+                    heldCancellations.append(event)
+                } else {
+                    events[kept] = event
+                    kept += 1
+                }
+            }
+            events.removeLast(events.count - kept)
+            if wasEmpty && !heldCancellations.isEmpty { heldSince = MonotonicClock().nowMilliseconds }
+        }
+        if !heldCancellations.isEmpty
+            && (!holding || heldCancellations.count >= Self.maxHeldCancellations
+                || MonotonicClock().nowMilliseconds - heldSince >= Self.cancellationHoldMilliseconds) {
+            delivery.push(contentsOf: heldCancellations)
+            heldCancellations.removeAll(keepingCapacity: true)
+        }
+        if !events.isEmpty {
+            delivery.push(contentsOf: events)
+            events.removeAll(keepingCapacity: true)
+        }
     }
 
     /// What the host's threads read without asking the scheduler.
@@ -236,6 +279,10 @@ final class SchedulerLoop: @unchecked Sendable {
         let naps = !isSettled && MonotonicClock().nowMilliseconds - lastHostInput < Self.hostQuietMilliseconds
         var timeout = scheduler.timerDue.map { $0 - clock.nowMilliseconds }
         if naps { timeout = min(timeout ?? Self.napMilliseconds, Self.napMilliseconds) }
+        if !heldCancellations.isEmpty {
+            let due = max(0, heldSince + Self.cancellationHoldMilliseconds - MonotonicClock().nowMilliseconds)
+            timeout = min(timeout ?? due, due)
+        }
         wake.sleep(naps ? .napping : .sleeping, milliseconds: timeout) {
             !hostInputs.isEmpty || !workInputs.isEmpty || stepWanted.load(ordering: .sequentiallyConsistent)
         }

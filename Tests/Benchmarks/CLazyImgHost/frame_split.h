@@ -72,6 +72,10 @@ static int split_all(const split_frame *f) { (void)f; return 1; }
 static int split_with_misses(const split_frame *f) { return f->misses > 0; }
 static int split_with_events(const split_frame *f) { return f->events > 0; }
 static int split_without_events(const split_frame *f) { return f->events == 0; }
+static int split_neither(const split_frame *f) { return f->misses == 0 && f->events == 0; }
+static int split_miss_only(const split_frame *f) { return f->misses > 0 && f->events == 0; }
+static int split_events_only(const split_frame *f) { return f->misses == 0 && f->events > 0; }
+static int split_both(const split_frame *f) { return f->misses > 0 && f->events > 0; }
 
 static void split_report(frame_split *s, int used_target) {
     if (s->count == 0) return;
@@ -93,6 +97,11 @@ static void split_report(frame_split *s, int used_target) {
     split_row(s, "lazyimg_dispatch delivering events", SPLIT_REQUESTS, SPLIT_DISPATCH, split_with_events, ticks_per_us, scratch);
     split_row(s, "lazyimg_dispatch with no event", SPLIT_REQUESTS, SPLIT_DISPATCH, split_without_events, ticks_per_us, scratch);
     split_row(s, "the whole frame", SPLIT_START, SPLIT_DISPATCH, split_all, ticks_per_us, scratch);
+    /* What the median frame is made of: the whole frame by what it ran. */
+    split_row(s, "whole frame: no miss, no event", SPLIT_START, SPLIT_DISPATCH, split_neither, ticks_per_us, scratch);
+    split_row(s, "whole frame: a miss, no event", SPLIT_START, SPLIT_DISPATCH, split_miss_only, ticks_per_us, scratch);
+    split_row(s, "whole frame: events, no miss", SPLIT_START, SPLIT_DISPATCH, split_events_only, ticks_per_us, scratch);
+    split_row(s, "whole frame: a miss and events", SPLIT_START, SPLIT_DISPATCH, split_both, ticks_per_us, scratch);
     fflush(stdout);
     free(scratch);
     free(s->frames);
