@@ -688,13 +688,13 @@ size_t lazyimg_item_count(const lazyimg_loader *loader);
  * <= 16 KiB left: those finish into the memory cache). Whenever the scroll
  * state allows loading, the loader itself downloads the visible rows, the
  * landing zone and the prefetch window, whether or not they were requested yet
- * (results go to the memory cache; only tickets get events). Since 0.4.0:
- * while the list moves faster than slow_scroll_rows_per_second, the CANCELLED
- * events of rows that left are queued together, at most 100 ms after the
- * first of them, at once when the list slows or rests (or 64 wait), and at
- * destroy; each such ticket is already ended (lazyimg_cancel answers MISS).
- * Until the first call every row counts as wanted and requests run in the
- * order they came.
+ * (results go to the memory cache; only tickets get events). Until the first
+ * call every row counts as wanted and requests run in the order they came.
+ * Since 0.4.0: while the list moves faster than slow_scroll_rows_per_second,
+ * the CANCELLED events of rows that left are queued together, about 100 ms
+ * after the first of them, at once when the list slows or rests, when 64
+ * wait, before any later event for the same row, and at destroy; each such
+ * ticket has ended already (lazyimg_cancel answers MISS).
  * Cost: proportional to the rows that entered or left, not to the window.
  * Errors: INVALID_ARGUMENT (NULL), SHUTDOWN. */
 lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, size_t count);

@@ -88,6 +88,16 @@ public struct LoaderConfiguration: Sendable {
         DecodeLimits(maxPixels: maxPixels, maxWorkingBytes: maxDecodeBytes)
     }
 
+    /// While the list flies, the CANCELLED events the scheduler decides (rows
+    /// that left the window) wait about this long after the first, or until the
+    /// list settles or `SchedulerLoop.maxHeldCancellations` wait, and are then
+    /// queued together. A fling cancels a row or two a frame: queued at once,
+    /// nearly every moving frame's dispatch ran the event path cold for them,
+    /// where a batch a few frames apart runs it once (docs/performance.md, "Held
+    /// cancellations"). Not the host's to set (no C field): its tests lengthen it
+    /// to see each other trigger alone.
+    var cancellationHoldMilliseconds: Int64 = 100
+
     /// How every image of this loader is decoded; part of each cache key.
     public var decodeOptions: DecodeOptions {
         DecodeOptions(target: target, fit: fit, format: pixelFormat)

@@ -41,15 +41,8 @@ final class SchedulerLoop: @unchecked Sendable {
     /// sleeps until woken, so a host that stops calling mid-motion costs nothing.
     static let hostQuietMilliseconds: Int64 = 50
 
-    /// While the list flies, the CANCELLED events the scroll policy decides (rows
-    /// that left the window) wait here for up to this long, or until the list
-    /// settles or `maxHeldCancellations` wait, and are then queued together. A fling
-    /// cancels a row or two a frame: queued at once, nearly every moving frame's
-    /// dispatch ran the event path cold for them, where a batch a few frames apart
-    /// runs it once (docs/performance.md, "Held cancellations"). Only cancellations
-    /// wait: a row that left the window shows nothing for its event, while an image
-    /// or a failure belongs on screen now.
-    static let cancellationHoldMilliseconds: Int64 = 100
+    /// Held cancellations past which they are queued without waiting
+    /// (`LoaderConfiguration.cancellationHoldMilliseconds`).
     static let maxHeldCancellations = 64
 
     /// Host inputs waiting beyond which a view call (a visible range, a scroll
@@ -202,6 +195,9 @@ final class SchedulerLoop: @unchecked Sendable {
         var shutdown = false
         for input in hostBatch {
             if case .shutdown = input { shutdown = true }
+            // The old list's events, held ones included, go before anything of the
+            // new one's.
+            if case .listReplaced = input { queueEvents(holdingCancellations: false) }
             handle(input)
         }
         if !shutdown {
@@ -226,11 +222,16 @@ final class SchedulerLoop: @unchecked Sendable {
         carryOut(effects, events: &events)
     }
 
-    /// Queues the step's events for delivery, but for the policy's cancellations
-    /// while `holdingCancellations`, which wait for the next batch
-    /// (`cancellationHoldMilliseconds`). Each event was decided once already (its
-    /// ticket retired in the front's hold): only when the host sees it moves.
+    /// Queues the step's events for delivery, but for the CANCELLED events the
+    /// scheduler decided while `holdingCancellations` (rows that left the window:
+    /// the host's cancels, a new list and shutdown queue theirs from the front),
+    /// which wait for the next batch (`LoaderConfiguration.cancellationHoldMilliseconds`).
+    /// Each was decided once already (its ticket retired in the front's hold):
+    /// only when the host sees it moves. The batch goes first whenever an event of
+    /// another kind is for a row it holds, so a host sees a row's events in the
+    /// order they were decided.
     private func queueEvents(holdingCancellations holding: Bool) {
+        var flush = !holding
         if holding {
             let wasEmpty = heldCancellations.isEmpty
             var kept = 0
@@ -238,6 +239,7 @@ final class SchedulerLoop: @unchecked Sendable {
                 if event.isCancellation {
                     heldCancellations.append(event)
                 } else {
+                    if !flush && heldCancellations.contains(where: { $0.row == event.row }) { flush = true }
                     events[kept] = event
                     kept += 1
                 }
@@ -246,8 +248,8 @@ final class SchedulerLoop: @unchecked Sendable {
             if wasEmpty && !heldCancellations.isEmpty { heldSince = MonotonicClock().nowMilliseconds }
         }
         if !heldCancellations.isEmpty
-            && (!holding || heldCancellations.count >= Self.maxHeldCancellations
-                || MonotonicClock().nowMilliseconds - heldSince >= Self.cancellationHoldMilliseconds) {
+            && (flush || heldCancellations.count >= Self.maxHeldCancellations
+                || MonotonicClock().nowMilliseconds - heldSince >= configuration.cancellationHoldMilliseconds) {
             delivery.push(contentsOf: heldCancellations)
             heldCancellations.removeAll(keepingCapacity: true)
         }
@@ -280,7 +282,7 @@ final class SchedulerLoop: @unchecked Sendable {
         var timeout = scheduler.timerDue.map { $0 - clock.nowMilliseconds }
         if naps { timeout = min(timeout ?? Self.napMilliseconds, Self.napMilliseconds) }
         if !heldCancellations.isEmpty {
-            let due = max(0, heldSince + Self.cancellationHoldMilliseconds - MonotonicClock().nowMilliseconds)
+            let due = max(0, heldSince + configuration.cancellationHoldMilliseconds - MonotonicClock().nowMilliseconds)
             timeout = min(timeout ?? due, due)
         }
         wake.sleep(naps ? .napping : .sleeping, milliseconds: timeout) {
