@@ -106,6 +106,7 @@ final class LoaderPolicyTests: XCTestCase {
         h.transport.complete("http://example.test/0.jpg", with: .success([1]))
         h.deliver(until: 2)
         XCTAssertEqual(h.log.events(for: first).map(\.error), [.cancelled])
+        XCTAssertEqual(h.log.events(for: first).first?.url, ImageURL("http://example.test/0.jpg"))
         XCTAssertNotNil(h.log.events(for: second).first?.image)
     }
 
@@ -153,9 +154,26 @@ final class LoaderPolicyTests: XCTestCase {
         try h.loader.setItems(["http://example.test/new.jpg"])
         h.deliver(until: 1)
         XCTAssertEqual(h.log.events(for: ticket).map(\.error), [.cancelled])
+        // The old list's row and URL, not the new list's.
+        XCTAssertEqual(h.log.events(for: ticket).first?.row, 1)
+        XCTAssertEqual(h.log.events(for: ticket).first?.url, ImageURL("http://example.test/1.jpg"))
         XCTAssertEqual(h.loader.itemCount, 1)
         try h.loader.appendItems([nil, "http://example.test/more.jpg"])
         XCTAssertEqual(h.loader.itemCount, 3)
+    }
+
+    func testACancelledFetchNamesItsURLAndANewListKeepsIt() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems(PolicyHarness.urls(3))
+        let kept = try h.loader.fetch(url: ImageURL("http://example.test/feed?page=2"))
+        let cancelled = try h.loader.fetch(url: ImageURL("http://example.test/feed?page=3"))
+        try h.loader.setItems(PolicyHarness.urls(1))
+        XCTAssertTrue(try h.loader.cancel(ticket: cancelled))
+        h.deliver(until: 1)
+        XCTAssertEqual(h.log.events(for: cancelled).first?.url, ImageURL("http://example.test/feed?page=3"))
+        try h.loader.shutdown()
+        XCTAssertEqual(h.log.events(for: kept).map(\.error), [.cancelled])
+        XCTAssertEqual(h.log.events(for: kept).first?.url, ImageURL("http://example.test/feed?page=2"))
     }
 
     func testRequestErrorsComeAtOnceWithoutATicket() throws {

@@ -35,6 +35,9 @@ public struct CacheKey: Hashable, Sendable {
         isLoadableWithFiles && (allowingFiles || !isFileURL)
     }
 
+    /// The precomputed hash itself, unseeded, for `CachePresence`.
+    var presenceHash: Int { precomputedHash }
+
     /// The box the image was decoded into.
     public var target: TargetSize { options.target }
 

@@ -34,6 +34,8 @@ public struct MemoryCache {
     private var entries: [Entry] = []
     private var keys = RecencySlots<CacheKey>()
     private var slotByKey: [CacheKey: Int] = [:]
+    /// The keys in `slotByKey`, for a miss told without probing it.
+    private var presence = CachePresence()
     /// The session's memory budget and what this cache tells it; nil for a loader
     /// without a session. One reference, apart from the entries: the hit path's data
     /// stays as it was.
@@ -54,7 +56,8 @@ public struct MemoryCache {
     /// Where `key`'s image is, for `image(at:)`, now and until it is evicted or
     /// replaced; nil on a miss.
     func slotRef(for key: CacheKey) -> CacheSlotRef? {
-        slotByKey[key].map { CacheSlotRef(slot: $0, generation: entries[$0].generation) }
+        guard presence.mayContain(key) else { return nil }
+        return slotByKey[key].map { CacheSlotRef(slot: $0, generation: entries[$0].generation) }
     }
 
     /// The image `ref` was taken for, now recently used; nil when that entry has left
@@ -63,7 +66,9 @@ public struct MemoryCache {
     /// as its body.
     @inline(__always)
     mutating func image(at ref: CacheSlotRef) -> DecodedImage? {
-        guard ref.slot >= 0, ref.slot < entries.count, entries[ref.slot].generation == ref.generation
+        // `.none` (a row never found) reads no entry: generations start at 1.
+        guard ref.generation != 0, ref.slot >= 0, ref.slot < entries.count,
+              entries[ref.slot].generation == ref.generation
         else { return nil }
         // Written only when it changes: a write first checks that the array is not
         // shared, a call of its own, and most hits find the bit already set.
@@ -105,6 +110,7 @@ public struct MemoryCache {
         if slot < entries.count { entries[slot] = entry } else { entries.append(entry) }
         session?.stamp(slot)
         slotByKey[key] = slot
+        presence.insert(key)
         totalCost += cost
     }
 
@@ -165,6 +171,7 @@ public struct MemoryCache {
 
     private mutating func removeUnreported(_ key: CacheKey) {
         guard let slot = slotByKey.removeValue(forKey: key) else { return }
+        presence.remove(key)
         if slot == keys.oldest { session?.evictedOldest(slot) }
         keys.remove(slot)
         totalCost -= entries[slot].cost

@@ -8,7 +8,7 @@ extension ImageLoader {
         guard URLCheck.isLoadable(url, allowingFiles: configuration.allowFileURLs) else { throw .badURL }
         let ticket = try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
-            let ticket = f.openTicket(row: 0, url: url, isFetch: true)
+            let ticket = f.openFetchTicket(url: url)
             loop.hostInputs.push(.fetch(ticket: ticket, url: url))
             return ticket
         }

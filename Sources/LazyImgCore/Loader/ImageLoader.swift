@@ -134,12 +134,14 @@ public final class ImageLoader: Sendable {
         let rows = keys(for: urls)
         let cancelled = try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
+            // Before the rows change: an image ticket's event takes its URL from them.
+            let cancelled = f.cancelAll { !$0.isFetch }
             f.rows = RowKeys(rows)
             placeholders.listReplaced(rowCount: rows.count)
             // In the same hold: the scheduler reads the new list before any request
             // made for it.
             loop.post(host: .listReplaced(rows))
-            return f.cancelAll { !$0.isFetch }
+            return cancelled
         }
         delivery.push(contentsOf: cancelled)
         loop.wake.wake(urgent: true)
@@ -217,13 +219,13 @@ public final class ImageLoader: Sendable {
     /// A request that missed memory, in the front's hold: its ticket, or why none.
     @inline(__always)
     func missed(row: Int, in f: inout LoaderFront) throws(LoaderError) -> RequestResult {
-        let key = try f.key(forRow: row)
-        guard key.isLoadable(allowingFiles: configuration.allowFileURLs) else { throw .badURL }
-        if !f.failures.isEmpty, let failure = f.failures.recentFailure(of: key.url, now: clock.nowMilliseconds) {
+        guard try f.isLoadable(row: row, allowingFiles: configuration.allowFileURLs) else { throw .badURL }
+        if !f.failures.isEmpty,
+           let failure = f.failures.recentFailure(of: try f.key(forRow: row).url, now: clock.nowMilliseconds) {
             throw failure.error
         }
         f.stats.requests += 1
-        let ticket = f.openTicket(row: row, url: key.url)
+        let ticket = f.openTicket(row: row)
         // In the same hold: the scheduler reads it after the list it belongs to.
         loop.hostInputs.push(.request(ticket: ticket, row: row, imagesCached: f.imagesCached))
         guard hostView.holds(row) else { return .pending(ticket) }
@@ -260,14 +262,14 @@ public final class ImageLoader: Sendable {
     /// Cancels a live ticket (its cancelled event follows) and returns true; false for
     /// a ticket that is unknown or already finished.
     public func cancel(ticket: UInt64) throws(LoaderError) -> Bool {
-        let ended = try front.withLock { f throws(LoaderError) -> LoaderFront.LiveTicket? in
+        let ended = try front.withLock { f throws(LoaderError) -> LoaderEvent? in
             guard !f.isShuttingDown else { throw .shutdown }
             guard let live = f.retire(ticket) else { return nil }
             loop.hostInputs.push(.cancel(ticket: ticket))
-            return live
+            return f.cancelledEvent(of: live, ticket)
         }
         guard let ended else { return false }
-        delivery.push(contentsOf: CollectionOfOne(ended.cancelledEvent(ticket)))
+        delivery.push(contentsOf: CollectionOfOne(ended))
         loop.wake.wake(urgent: false)
         return true
     }

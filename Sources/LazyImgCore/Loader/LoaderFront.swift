@@ -24,13 +24,19 @@ struct LoaderFront {
 
     struct LiveTicket {
         let row: Int
-        let url: ImageURL
-        /// A data fetch rather than an image request.
-        let isFetch: Bool
+        /// A data fetch's URL; nil for an image request, whose URL is its row's.
+        /// A miss then never touches the URL's storage (a cold line of its own,
+        /// whose count other threads change): the event reads it from the rows,
+        /// which a new list replaces only after ending the old list's tickets.
+        let fetchURL: ImageURL?
 
-        func cancelledEvent(_ ticket: UInt64) -> LoaderEvent {
-            LoaderEvent(ticket: ticket, row: row, url: url, outcome: .failed(.cancelled), httpStatus: 0)
-        }
+        var isFetch: Bool { fetchURL != nil }
+    }
+
+    /// The CANCELLED event of `live`, ticket `ticket`, for the rows it was opened on.
+    func cancelledEvent(of live: LiveTicket, _ ticket: UInt64) -> LoaderEvent {
+        let url = live.fetchURL ?? (live.row < rows.count ? rows[live.row]?.url : nil) ?? ImageURL("")
+        return LoaderEvent(ticket: ticket, row: live.row, url: url, outcome: .failed(.cancelled), httpStatus: 0)
     }
 
     init(configuration: LoaderConfiguration) {
@@ -44,6 +50,15 @@ struct LoaderFront {
         guard row >= 0, row < rows.count else { throw .outOfRange }
         guard let key = rows[row] else { throw .noImage }
         return key
+    }
+
+    /// Whether `row`'s URL may be loaded, for a request that missed; the key read
+    /// in place, not copied.
+    func isLoadable(row: Int, allowingFiles: Bool) throws(LoaderError) -> Bool {
+        guard !isShuttingDown else { throw .shutdown }
+        guard row >= 0, row < rows.count else { throw .outOfRange }
+        guard let loadable = rows.isLoadable(row: row, allowingFiles: allowingFiles) else { throw .noImage }
+        return loadable
     }
 
     /// The memory hit of `request` and `lookup`: the cached image of `row`, or nil.
@@ -69,9 +84,14 @@ struct LoaderFront {
         return rows[row]
     }
 
-    /// A new live ticket for `row`'s image (or a fetch of `url`).
-    mutating func openTicket(row: Int, url: ImageURL, isFetch: Bool = false) -> UInt64 {
-        live.open(LiveTicket(row: row, url: url, isFetch: isFetch))
+    /// A new live ticket for `row`'s image.
+    mutating func openTicket(row: Int) -> UInt64 {
+        live.open(LiveTicket(row: row, fetchURL: nil))
+    }
+
+    /// A new live ticket for a fetch of `url`.
+    mutating func openFetchTicket(url: ImageURL) -> UInt64 {
+        live.open(LiveTicket(row: 0, fetchURL: url))
     }
 
     /// Whether ticket `id` is live: its event is not decided yet.
@@ -88,6 +108,6 @@ struct LoaderFront {
     /// events: image tickets first, each kind oldest first.
     mutating func cancelAll(where include: (LiveTicket) -> Bool) -> [LoaderEvent] {
         let ended = live.retireAll(where: include)
-        return (ended.filter { !$0.ticket.isFetch } + ended.filter(\.ticket.isFetch)).map { $0.ticket.cancelledEvent($0.number) }
+        return (ended.filter { !$0.ticket.isFetch } + ended.filter(\.ticket.isFetch)).map { cancelledEvent(of: $0.ticket, $0.number) }
     }
 }

@@ -21,6 +21,12 @@ struct RowKeys {
         slots.append(contentsOf: repeatElement(.none, count: more.count))
     }
 
+    /// `CacheKey.isLoadable` of `row`'s key, read in place (nil: no image). `row`
+    /// must be in range.
+    func isLoadable(row: Int, allowingFiles: Bool) -> Bool? {
+        keys.withUnsafeBufferPointer { keys in keys[row]?.isLoadable(allowingFiles: allowingFiles) }
+    }
+
     /// The slot `row`'s image was last found in; perhaps stale (`MemoryCache` checks).
     /// `row` must be in range.
     func rememberedSlot(ofRow row: Int) -> CacheSlotRef {
