@@ -227,28 +227,19 @@ final class SchedulerLoop: @unchecked Sendable {
     /// the host's cancels, a new list and shutdown queue theirs from the front),
     /// which wait for the next batch (`LoaderConfiguration.cancellationHoldMilliseconds`).
     /// Each was decided once already (its ticket retired in the front's hold):
-    /// only when the host sees it moves. The batch goes first whenever an event of
-    /// another kind is for a row it holds, so a host sees a row's events in the
-    /// order they were decided.
+    /// only when the host sees it moves. Nothing is held, and the batch goes
+    /// first, when an event of another kind is for a row a cancellation is for,
+    /// so a host sees each row's events in the order they were decided.
     private func queueEvents(holdingCancellations holding: Bool) {
-        var flush = !holding
-        if holding {
+        let holds = holding && !holdingWouldReorder
+        if holds {
             let wasEmpty = heldCancellations.isEmpty
-            var kept = 0
-            for event in events {
-                if event.isCancellation {
-                    heldCancellations.append(event)
-                } else {
-                    if !flush && heldCancellations.contains(where: { $0.row == event.row }) { flush = true }
-                    events[kept] = event
-                    kept += 1
-                }
-            }
-            events.removeLast(events.count - kept)
+            heldCancellations += events.lazy.filter(\.isCancellation)
+            events.removeAll(where: \.isCancellation)
             if wasEmpty && !heldCancellations.isEmpty { heldSince = MonotonicClock().nowMilliseconds }
         }
         if !heldCancellations.isEmpty
-            && (flush || heldCancellations.count >= Self.maxHeldCancellations
+            && (!holds || heldCancellations.count >= Self.maxHeldCancellations
                 || MonotonicClock().nowMilliseconds - heldSince >= configuration.cancellationHoldMilliseconds) {
             delivery.push(contentsOf: heldCancellations)
             heldCancellations.removeAll(keepingCapacity: true)
@@ -256,6 +247,17 @@ final class SchedulerLoop: @unchecked Sendable {
         if !events.isEmpty {
             delivery.push(contentsOf: events)
             events.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Whether an event of the step other than a cancellation is for a row that a
+    /// held cancellation, or one of the step's, is for. (A few events a step, at
+    /// most 64 held: the scans cost nothing beside the events' delivery.)
+    private var holdingWouldReorder: Bool {
+        events.contains { event in
+            !event.isCancellation
+                && (heldCancellations.contains { $0.row == event.row }
+                    || events.contains { $0.isCancellation && $0.row == event.row })
         }
     }
 
