@@ -11,8 +11,9 @@ struct CachePresence {
     /// 256 blocks of 64 counters (16 KiB): a wrong "maybe" for about one miss in
     /// 80 at 1,000 cached images, one in 4 at 6,000.
     private static let blockBits = 6
+    private static let blockSize = 1 << blockBits
     private static let blocks = 1 << 8
-    private var counters = [UInt8](repeating: 0, count: blocks << blockBits)
+    private var counters = [UInt8](repeating: 0, count: blocks * blockSize)
 
     func mayContain(_ key: CacheKey) -> Bool {
         let (a, b) = Self.positions(key.presenceHash)
@@ -40,9 +41,10 @@ struct CachePresence {
     /// ones (distinct, so a key never counts one counter twice).
     private static func positions(_ hash: Int) -> (Int, Int) {
         let h = UInt(bitPattern: hash)
-        let block = Int(h & UInt(blocks - 1)) << blockBits
-        let first = Int((h >> 20) & 63)
-        let second = (first + 1 + Int((h >> 26) % 63)) & 63
+        let block = Int(h & UInt(blocks - 1)) * blockSize
+        let first = Int(h >> 20) & (blockSize - 1)
+        // 1 ... blockSize - 1 counters on, around the block: never `first` again.
+        let second = (first + 1 + Int((h >> 26) % UInt(blockSize - 1))) & (blockSize - 1)
         return (block + first, block + second)
     }
 }

@@ -19,10 +19,7 @@ extension ImageLoader {
     /// The row's placeholder whatever its image's state (for a row whose image failed);
     /// nil when it has none.
     public func lookupPlaceholder(row: Int) throws(LoaderError) -> DecodedImage? {
-        try front.withLock { f throws(LoaderError) in
-            guard !f.isShuttingDown else { throw .shutdown }
-            guard row >= 0, row < f.rows.count else { throw .outOfRange }
-        }
+        try front.withLock { f throws(LoaderError) in try f.checkRow(row) }
         return placeholders.image(forRow: row)
     }
 }

@@ -44,10 +44,17 @@ struct LoaderFront {
         failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
     }
 
-    /// The key of `row` for a host call.
-    func key(forRow row: Int) throws(LoaderError) -> CacheKey {
+    /// What every host call about a row checks first: the loader runs, the row is
+    /// in the list.
+    @inline(__always)
+    func checkRow(_ row: Int) throws(LoaderError) {
         guard !isShuttingDown else { throw .shutdown }
         guard row >= 0, row < rows.count else { throw .outOfRange }
+    }
+
+    /// The key of `row` for a host call.
+    func key(forRow row: Int) throws(LoaderError) -> CacheKey {
+        try checkRow(row)
         guard let key = rows[row] else { throw .noImage }
         return key
     }
@@ -55,8 +62,7 @@ struct LoaderFront {
     /// Whether `row`'s URL may be loaded, for a request that missed; the key read
     /// in place, not copied.
     func isLoadable(row: Int, allowingFiles: Bool) throws(LoaderError) -> Bool {
-        guard !isShuttingDown else { throw .shutdown }
-        guard row >= 0, row < rows.count else { throw .outOfRange }
+        try checkRow(row)
         guard let loadable = rows.isLoadable(row: row, allowingFiles: allowingFiles) else { throw .noImage }
         return loadable
     }
@@ -67,8 +73,7 @@ struct LoaderFront {
     /// row's image was last found in before hashing its key.
     @inline(__always)
     mutating func cachedImage(forRow row: Int) throws(LoaderError) -> DecodedImage? {
-        guard !isShuttingDown else { throw .shutdown }
-        guard row >= 0, row < rows.count else { throw .outOfRange }
+        try checkRow(row)
         if let image = cache.image(at: rows.rememberedSlot(ofRow: row)) { return image }
         guard let slot = try rows.findSlot(ofRow: row, in: cache) else { return nil }
         return cache.image(at: slot)
