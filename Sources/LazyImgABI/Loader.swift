@@ -129,13 +129,16 @@ public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
     if let pointer {
         var ticket: UInt64 = 0
         var deferred = false
+        var placeholder = false
         let status = borrowLoader(pointer) { loader -> lazyimg_status? in
-            if let image = loader.requestUnlessFailing(row: Int(clamping: row), ticket: &ticket, deferred: &deferred) {
+            if let image = loader.requestUnlessFailing(row: Int(clamping: row), ticket: &ticket, deferred: &deferred,
+                                                       placeholder: &placeholder) {
                 outImage.pointee = imagePointer(passRetained: image)
                 return LAZYIMG_OK
             }
             guard ticket != 0 else { return nil }
-            return answer(loader, row: row, deferred ? .deferred(ticket) : .pending(ticket), outImage, outTicket)
+            return answer(loader, row: row, deferred ? .deferred(ticket) : .pending(ticket), outImage, outTicket,
+                          placeholder: placeholder)
         }
         if let status { return status }
     }
@@ -145,21 +148,26 @@ public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
     }
 }
 
-/// A request's answer in the C call's out-parameters and status.
+/// A request's answer in the C call's out-parameters and status. `placeholder`
+/// false: the miss knows its row has none.
 @inline(__always)
 private func answer(_ loader: ImageLoader, row: UInt, _ result: ImageLoader.RequestResult,
                     _ outImage: UnsafeMutablePointer<OpaquePointer?>,
-                    _ outTicket: UnsafeMutablePointer<UInt64>) -> lazyimg_status {
+                    _ outTicket: UnsafeMutablePointer<UInt64>, placeholder: Bool = true) -> lazyimg_status {
+    func withPlaceholder(_ status: lazyimg_status) -> lazyimg_status {
+        guard placeholder else { return status }
+        return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? status
+    }
     switch result {
     case .image(let image):
         outImage.pointee = imagePointer(passRetained: image)
         return LAZYIMG_OK
     case .pending(let ticket):
         outTicket.pointee = ticket
-        return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_PENDING
+        return withPlaceholder(LAZYIMG_PENDING)
     case .deferred(let ticket):
         outTicket.pointee = ticket
-        return placeholderAnswer(loader, row: Int(clamping: row), outImage) ?? LAZYIMG_DEFERRED
+        return withPlaceholder(LAZYIMG_DEFERRED)
     }
 }
 

@@ -2,8 +2,9 @@
 import XCTest
 @testable import LazyImgCore
 
-/// A memory hit goes through the cache slot each row remembers. Whatever happens to
-/// the cache and the list, a row answers with its own URL's image or misses.
+/// A memory hit goes through the cache slot each row knows (`RowKeys`). Whatever
+/// happens to the cache and the list, a row answers with its own URL's image or
+/// misses, and with it whenever it is cached.
 final class LoaderRowSlotTests: XCTestCase {
     private func url(_ name: String) -> String { "http://example.test/\(name).jpg" }
 
@@ -26,7 +27,7 @@ final class LoaderRowSlotTests: XCTestCase {
         try h.loader.setItems(names.map(url))
         try load(0, "r0", width: 10, h)
         XCTAssertEqual(try hitWidth(0, h), 10)
-        XCTAssertEqual(try hitWidth(0, h), 10, "through the remembered slot")
+        XCTAssertEqual(try hitWidth(0, h), 10, "again")
         for row in 1..<6 { try load(row, "r\(row)", width: 10 + row, h) }
 
         // Three slots at most, so row 0's slot now holds another row's image.
@@ -72,28 +73,50 @@ final class LoaderRowSlotTests: XCTestCase {
         let before = h.stats
         var ticket: UInt64 = 0
         var deferred = false
-        XCTAssertEqual(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred)?.width, 10, "found by hash")
-        XCTAssertEqual(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred)?.width, 10,
-                       "through the remembered slot")
+        var placeholder = false
+        XCTAssertEqual(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred, placeholder: &placeholder)?.width, 10, "through the row's slot")
+        XCTAssertEqual(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred, placeholder: &placeholder)?.width, 10,
+                       "again")
         XCTAssertEqual(ticket, 0, "a hit has no ticket")
         XCTAssertEqual(h.stats.requests, before.requests + 2)
         XCTAssertEqual(h.stats.memoryHits, before.memoryHits + 2)
         for row in [2, 3, -1] {
-            XCTAssertNil(h.loader.requestUnlessFailing(row: row, ticket: &ticket, deferred: &deferred))
+            XCTAssertNil(h.loader.requestUnlessFailing(row: row, ticket: &ticket, deferred: &deferred, placeholder: &placeholder))
             XCTAssertEqual(ticket, 0, "row \(row): an error, left to request(row:)")
         }
         XCTAssertEqual(h.stats.requests, before.requests + 2, "nothing counted for the errors")
         XCTAssertTrue(h.transport.startedURLs.filter { $0 == url("b") }.isEmpty)
-        XCTAssertNil(h.loader.requestUnlessFailing(row: 1, ticket: &ticket, deferred: &deferred))
+        XCTAssertNil(h.loader.requestUnlessFailing(row: 1, ticket: &ticket, deferred: &deferred, placeholder: &placeholder))
         XCTAssertNotEqual(ticket, 0, "a miss gets its ticket in the same call")
+        XCTAssertFalse(placeholder, "no row has had a placeholder")
         XCTAssertFalse(deferred, "at rest")
         XCTAssertEqual(h.stats.requests, before.requests + 3)
         h.settle()
         XCTAssertEqual(h.transport.startedURLs.filter { $0 == url("b") }.count, 1, "and its download, as request(row:)'s")
         try h.loader.shutdown()
         ticket = 0
-        XCTAssertNil(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred))
+        XCTAssertNil(h.loader.requestUnlessFailing(row: 0, ticket: &ticket, deferred: &deferred, placeholder: &placeholder))
         XCTAssertEqual(ticket, 0)
+    }
+
+    /// An image cached for one row is noted on every row with its URL: a row never
+    /// asked for answers from memory, also after the image left and came back in
+    /// another slot.
+    func testEveryRowWithTheURLOfACachedImageHitsItsSlot() throws {
+        // Room for one image of 4 x 10..12 bytes.
+        let h = try PolicyHarness { $0.memoryCacheBytes = 4 * 12 }
+        try h.loader.setItems([url("a"), url("b"), url("a"), url("c")])
+        try h.loader.appendItems([url("a")])
+        try load(0, "a", width: 10, h)
+        XCTAssertEqual(try [hitWidth(2, h), hitWidth(4, h)], [10, 10], "rows 2 and 4 were never asked for")
+        XCTAssertNil(try h.loader.lookup(row: 3), "another URL")
+
+        try load(1, "b", width: 11, h)
+        XCTAssertNil(try h.loader.lookup(row: 2), "a's image was evicted for b's")
+        try load(3, "c", width: 12, h)
+        try load(4, "a", width: 10, h)
+        XCTAssertEqual(try [hitWidth(0, h), hitWidth(2, h)], [10, 10], "a again, in a slot b or c had")
+        XCTAssertNil(try h.loader.lookup(row: 1))
     }
 
     func testTrimmingTheCacheMakesRememberedRowsMiss() throws {

@@ -2,11 +2,13 @@
 /// cache line instead of a dictionary probe: a counting filter over the keys'
 /// precomputed hashes, two counters per key in one 64-byte block.
 ///
-/// A request for a row that just came on screen misses nearly always, and its
-/// probe of `slotByKey` walked the table's bitmap and, for each occupied bucket
-/// on the way, that key's hash: several lines, cold after a frame's sleep. "No"
-/// here is certain; "maybe" falls back to the dictionary. A counter that reaches
-/// 255 stays there (it may then say "maybe" for ever, never "no" wrongly).
+/// Most keys looked up are not cached: each row of a list or page as it arrives
+/// (`RowKeys`, on the host's thread), and a request the scheduler checks. A probe
+/// of `slotByKey` walks the table's bitmap and, for each occupied bucket on the
+/// way, that key's hash: several lines. "No" here is certain; "maybe" falls back
+/// to the dictionary. A counter that reaches 255 stays there (it may then say
+/// "maybe" for ever, never "no" wrongly). A request itself no longer looks keys
+/// up: its row knows its image's slot.
 struct CachePresence {
     /// 256 blocks of 64 counters (16 KiB): a wrong "maybe" for about one miss in
     /// 80 at 1,000 cached images, one in 4 at 6,000.

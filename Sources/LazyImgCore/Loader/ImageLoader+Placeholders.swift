@@ -6,6 +6,7 @@ extension ImageLoader {
         try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
             try self.placeholders.set(first: first, placeholders, rowCount: f.rows.count)
+            f.placeholdersInUse = self.placeholders.isInUse
         }
     }
 

@@ -136,7 +136,7 @@ public final class ImageLoader: Sendable {
             guard !f.isShuttingDown else { throw .shutdown }
             // Before the rows change: an image ticket's event takes its URL from them.
             let cancelled = f.cancelAll { !$0.isFetch }
-            f.rows = RowKeys(rows)
+            f.rows = RowKeys(rows, in: f.cache)
             placeholders.listReplaced(rowCount: rows.count)
             // In the same hold: the scheduler reads the new list before any request
             // made for it.
@@ -152,7 +152,7 @@ public final class ImageLoader: Sendable {
         let rows = keys(for: urls)
         try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
-            f.rows.append(contentsOf: rows)
+            f.rows.append(contentsOf: rows, in: f.cache)
             placeholders.listAppended(rows.count)
             loop.post(host: .listAppended(rows))
         }
@@ -219,7 +219,7 @@ public final class ImageLoader: Sendable {
     /// A request that missed memory, in the front's hold: its ticket, or why none.
     @inline(__always)
     func missed(row: Int, in f: inout LoaderFront) throws(LoaderError) -> RequestResult {
-        guard try f.isLoadable(row: row, allowingFiles: configuration.allowFileURLs) else { throw .badURL }
+        guard try f.isLoadable(row: row) else { throw .badURL }
         if !f.failures.isEmpty,
            let failure = f.failures.recentFailure(of: try f.key(forRow: row).url, now: clock.nowMilliseconds) {
             throw failure.error

@@ -5,8 +5,9 @@
 /// scheduling itself happens on the scheduler's thread, under no lock the host's
 /// calls take.
 struct LoaderFront {
-    /// One key per row (nil: no image), made once when the rows arrive.
-    var rows = RowKeys()
+    /// One key per row (nil: no image), made once when the rows arrive, each row
+    /// knowing where its image is cached.
+    var rows: RowKeys
     var cache: MemoryCache
     var animations = AnimationPlayers()
     /// The visible rows as the scheduler last saw them (nil before the first range).
@@ -21,6 +22,12 @@ struct LoaderFront {
     /// The host-side counters: requests, memory hits and deferred requests.
     var stats = LoaderStats()
     var isShuttingDown = false
+    /// Whether file URLs may load (`LoaderConfiguration.allowFileURLs`), here beside
+    /// what a miss reads anyway: the configuration is a line of its own.
+    let allowFileURLs: Bool
+    /// Set once any row has had a placeholder (`RowPlaceholders`): until then a miss
+    /// does not look for one, nor touch the placeholders' object.
+    var placeholdersInUse = false
 
     struct LiveTicket {
         let row: Int
@@ -41,7 +48,9 @@ struct LoaderFront {
 
     init(configuration: LoaderConfiguration) {
         cache = MemoryCache(capacity: configuration.memoryCacheBytes)
+        rows = RowKeys(in: cache)
         failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
+        allowFileURLs = configuration.allowFileURLs
     }
 
     /// What every host call about a row checks first: the loader runs, the row is
@@ -59,24 +68,23 @@ struct LoaderFront {
         return key
     }
 
-    /// Whether `row`'s URL may be loaded, for a request that missed; the key read
-    /// in place, not copied.
-    func isLoadable(row: Int, allowingFiles: Bool) throws(LoaderError) -> Bool {
+    /// Whether `row`'s URL may be loaded by this loader, for a request that missed.
+    func isLoadable(row: Int) throws(LoaderError) -> Bool {
         try checkRow(row)
-        guard let loadable = rows.isLoadable(row: row, allowingFiles: allowingFiles) else { throw .noImage }
+        guard let loadable = rows.isLoadable(row: row, allowingFiles: allowFileURLs) else { throw .noImage }
         return loadable
     }
 
     /// The memory hit of `request` and `lookup`: the cached image of `row`, or nil.
     /// Mutating (it also marks the image recently used) and so working on the locked
-    /// state in place: a non-mutating call copied all of it first. Tries the slot the
-    /// row's image was last found in before hashing its key.
+    /// state in place: a non-mutating call copied all of it first. The row knows its
+    /// image's slot (`RowKeys`): no key is hashed or compared.
     @inline(__always)
     mutating func cachedImage(forRow row: Int) throws(LoaderError) -> DecodedImage? {
         try checkRow(row)
-        if let image = cache.image(at: rows.rememberedSlot(ofRow: row)) { return image }
-        guard let slot = try rows.findSlot(ofRow: row, in: cache) else { return nil }
-        return cache.image(at: slot)
+        if let image = cache.image(at: rows.slot(ofRow: row)) { return image }
+        guard rows.hasImage(row: row) else { throw .noImage }
+        return nil
     }
 
     /// A request answered from memory; the key of the image when it is one the loader
@@ -85,7 +93,7 @@ struct LoaderFront {
     mutating func countMemoryHit(row: Int) -> CacheKey? {
         stats.requests += 1
         stats.memoryHits += 1
-        guard cache.takeUnseenPrefetch(at: rows.rememberedSlot(ofRow: row)) else { return nil }
+        guard cache.takeUnseenPrefetch(at: rows.slot(ofRow: row)) else { return nil }
         return rows[row]
     }
 

@@ -1,50 +1,89 @@
 /// The list's rows: one cache key per row (nil: no image), made once when the rows
-/// arrive, and beside each the cache slot where the row's image was last found.
+/// arrive, and beside each where the row's image lies in the memory cache.
+///
+/// Every row whose image is cached knows its slot: the rows look their keys up when
+/// they arrive, and each image cached later is noted on every row with its key
+/// (`noteCached`, in the same hold of the front lock as the insert). So a request
+/// tells a hit or a miss from its row's one entry, never probing the cache by key:
+/// a miss, the common case while a list moves, reads one cold line instead of the
+/// row's key, a filter and the cache's table (docs/performance.md, "Rows that know
+/// their slot"). An entry left stale by an eviction names a generation its slot no
+/// longer holds, and answers nothing.
 ///
 /// Keys and slot references live and change together here, so a reference can only
-/// ever describe the key of its own row: replacing the list starts with no references.
+/// ever describe the key of its own row.
 struct RowKeys {
     private var keys: [CacheKey?]
-    private var slots: [CacheSlotRef]
+    private var entries: [Entry]
+    /// The rows of each key hash, chained: the first row, and each row's next row
+    /// with the same hash (-1: none). Only `noteCached` walks them.
+    private var firstRowOfHash: [Int: Int] = [:]
+    private var nextRowOfHash: [Int] = []
 
-    init(_ keys: [CacheKey?] = []) {
-        self.keys = keys
-        slots = Array(repeating: .none, count: keys.count)
+    /// What a request reads of its row, in 24 bytes.
+    private struct Entry {
+        var slot: CacheSlotRef
+        /// Bit 0: the row has an image; 1: its URL is loadable with file URLs
+        /// allowed; 2: loadable with them refused.
+        let flags: UInt8
+
+        init(_ key: CacheKey?, slot: CacheSlotRef) {
+            self.slot = slot
+            guard let key else { flags = 0; return }
+            flags = 1 | (key.isLoadable(allowingFiles: true) ? 2 : 0) | (key.isLoadable(allowingFiles: false) ? 4 : 0)
+        }
+    }
+
+    /// Rows for `keys`, each knowing where `cache` holds its image.
+    init(_ keys: [CacheKey?] = [], in cache: MemoryCache) {
+        self.keys = []
+        entries = []
+        append(contentsOf: keys, in: cache)
     }
 
     var count: Int { keys.count }
 
     subscript(row: Int) -> CacheKey? { keys[row] }
 
-    mutating func append(contentsOf more: [CacheKey?]) {
-        keys.append(contentsOf: more)
-        slots.append(contentsOf: repeatElement(.none, count: more.count))
-    }
-
-    /// `CacheKey.isLoadable` of `row`'s key, read in place (nil: no image). `row`
-    /// must be in range.
-    func isLoadable(row: Int, allowingFiles: Bool) -> Bool? {
-        keys.withUnsafeBufferPointer { keys in keys[row]?.isLoadable(allowingFiles: allowingFiles) }
-    }
-
-    /// The slot `row`'s image was last found in; perhaps stale (`MemoryCache` checks).
-    /// `row` must be in range.
-    func rememberedSlot(ofRow row: Int) -> CacheSlotRef {
-        slots.withUnsafeBufferPointer { $0[row] }
-    }
-
-    /// Looks `row`'s key up in `cache` by hash and remembers where it was found.
-    /// Returns nil when the image is not cached; throws `.noImage` for a row without
-    /// an image. `row` must be in range.
-    mutating func findSlot(ofRow row: Int, in cache: MemoryCache) throws(LoaderError) -> CacheSlotRef? {
-        // Read in place: through the array's getter the key was copied out, retaining
-        // and releasing its URL.
-        let found: CacheSlotRef?? = keys.withUnsafeBufferPointer { keys in
-            guard let key = keys[row] else { return nil }
-            return .some(cache.slotRef(for: key))
+    mutating func append(contentsOf more: [CacheKey?], in cache: MemoryCache) {
+        keys.reserveCapacity(keys.count + more.count)
+        entries.reserveCapacity(keys.count + more.count)
+        nextRowOfHash.reserveCapacity(keys.count + more.count)
+        for key in more {
+            let row = keys.count
+            keys.append(key)
+            entries.append(Entry(key, slot: key.flatMap { cache.slotRef(for: $0) } ?? .none))
+            nextRowOfHash.append(-1)
+            guard let key else { continue }
+            // Newest first: a row's next is the row with the same hash before it.
+            if let first = firstRowOfHash.updateValue(row, forKey: key.presenceHash) { nextRowOfHash[row] = first }
         }
-        guard let found else { throw .noImage }
-        if let found { slots[row] = found }
-        return found
+    }
+
+    /// Whether `row` has an image. `row` must be in range.
+    func hasImage(row: Int) -> Bool {
+        entries.withUnsafeBufferPointer { $0[row].flags } & 1 != 0
+    }
+
+    /// `CacheKey.isLoadable` of `row`'s key (nil: no image). `row` must be in range.
+    func isLoadable(row: Int, allowingFiles: Bool) -> Bool? {
+        let flags = entries.withUnsafeBufferPointer { $0[row].flags }
+        guard flags & 1 != 0 else { return nil }
+        return flags & (allowingFiles ? 2 : 4) != 0
+    }
+
+    /// The slot `row`'s image lies in, if it is cached; perhaps stale (`MemoryCache`
+    /// checks). `row` must be in range.
+    func slot(ofRow row: Int) -> CacheSlotRef {
+        entries.withUnsafeBufferPointer { $0[row].slot }
+    }
+
+    /// `key`'s image was just cached at `slot`: every row with that key now knows.
+    mutating func noteCached(_ key: CacheKey, at slot: CacheSlotRef) {
+        var row = firstRowOfHash[key.presenceHash] ?? -1
+        while row >= 0 {
+            if keys[row] == key { entries[row].slot = slot }
+            row = nextRowOfHash[row]
+        }
     }
 }

@@ -33,6 +33,8 @@ final class RowPlaceholders: Sendable {
     /// Set once any row has had a placeholder: a loader whose host never gives one pays
     /// an atomic load per request, not a lock.
     private let inUse = Atomic<Bool>(false)
+
+    var isInUse: Bool { inUse.load(ordering: .acquiring) }
     private let options: DecodeOptions
 
     init(options: DecodeOptions) {
