@@ -718,7 +718,9 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     margin, start while it still moves. They are the rows given to
  *     lazyimg_set_scroll_target, or else are estimated while DECELERATING from
  *     the velocities of successive calls (timed by the loader's monotonic
- *     clock). Since 0.4.0 the estimate carries its uncertainty: exponential,
+ *     clock; since 0.4.0, where the kernel keeps time by the processor's
+ *     cycle counter, the call reads only that and the loader's thread turns
+ *     it into the clock's time). Since 0.4.0 the estimate carries its uncertainty: exponential,
  *     constant-rate and in-between decays are fitted side by side and weighed
  *     by how well each explains the fling so far; the speed at which flings
  *     stop and how far each fit's predictions were off are learned from

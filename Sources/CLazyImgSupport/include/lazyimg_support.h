@@ -4,6 +4,24 @@
  * Swift cannot declare. */
 
 #include <pthread.h>
+#include <stdint.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+/* 1 when the processor's cycle counter is what the kernel keeps time by (x86-64,
+ * the "tsc" clocksource), else 0. Reads sysfs: call it once, off a UI's frame. */
+int lazyimg_cycles_keep_time(void);
+
+/* The cycle counter: one instruction, no memory touched. Meaningful only where
+ * lazyimg_cycles_keep_time() said 1; 0 elsewhere. */
+static inline uint64_t lazyimg_cycles(void) {
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return 0;
+#endif
+}
 
 /* A non-blocking, close-on-exec eventfd; -1 with errno on failure. */
 int lazyimg_eventfd_open(void);

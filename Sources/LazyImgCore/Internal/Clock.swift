@@ -3,11 +3,20 @@ import Glibc
 /// Monotonic time in milliseconds. A protocol so policy tests can move time by hand.
 public protocol Clock: Sendable {
     var nowMilliseconds: Int64 { get }
+    /// Whether the host's per-frame calls may time themselves by the cycle
+    /// counter (`CycleStamps`), which keeps this clock's time; false by default.
+    var stampsCountCycles: Bool { get }
+}
+
+extension Clock {
+    public var stampsCountCycles: Bool { false }
 }
 
 /// CLOCK_MONOTONIC: never jumps with the wall clock.
 public struct MonotonicClock: Clock {
     public init() {}
+
+    public var stampsCountCycles: Bool { CycleStamps.keepTime }
 
     public var nowMilliseconds: Int64 {
         var ts = timespec()

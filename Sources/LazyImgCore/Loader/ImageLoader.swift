@@ -26,25 +26,32 @@ public final class ImageLoader: Sendable {
         case deferred(UInt64)
     }
 
-    public let configuration: LoaderConfiguration
-    /// What the host's calls answer from (rows, memory cache, live tickets).
-    let front: Locked<LoaderFront>
+    // What the host's calls each frame read of the loader comes first, together
+    // ahead of the configuration, which is large: after a frame's sleep each line
+    // of the object they touch is a miss of its own.
+
     /// The scheduler's thread, its inputs and its effect runner.
     let loop: SchedulerLoop
-    let transport: any DataLoading
-    let workers: WorkerPool
-    let delivery: EventDelivery
-    let clock: any Clock
     /// The latest motion the host gave, and the scheduler's landing zone.
     let hostView: HostView
     /// The view a list at rest set last, for the host's unchanged repeats of it.
     let restingView: RestingView
+    /// Set once shutdown begins: the view calls check it without a lock.
+    private let shutDown = Atomic<Bool>(false)
+    /// What the host's calls answer from (rows, memory cache, live tickets).
+    let front: Locked<LoaderFront>
+    let delivery: EventDelivery
+    let clock: any Clock
+    /// `clock.stampsCountCycles`, decided once.
+    private let stampsCountCycles: Bool
+
+    public let configuration: LoaderConfiguration
+    let transport: any DataLoading
+    let workers: WorkerPool
     /// What running downloads and files waiting to decode may hold together.
     let downloadBudget: DownloadBudget
     /// Animation frames decoded, counted by the decode jobs, which take no lock.
     let framesDecoded = Atomic<UInt64>(0)
-    /// Set once shutdown begins: the view calls check it without a lock.
-    private let shutDown = Atomic<Bool>(false)
 
     /// nil unless the configuration names a directory (or a session with one).
     let diskCache: DiskCache?
@@ -109,6 +116,7 @@ public final class ImageLoader: Sendable {
         self.workers = workers
         self.delivery = delivery
         self.clock = clock
+        stampsCountCycles = clock.stampsCountCycles
         self.hostView = hostView
         self.restingView = restingView
         downloadBudget = budget
@@ -188,7 +196,8 @@ public final class ImageLoader: Sendable {
         let changed = hostView.setScroll(scroll, velocity: velocity)
         // A new state (a touch, a release, the rest) is worth waking a napping
         // scheduler for; the samples in between are not.
-        loop.post(view: .scroll(scroll, velocity: velocity, at: clock.nowMilliseconds), urgent: changed)
+        let at = stampsCountCycles ? CycleStamps.now : clock.nowMilliseconds
+        loop.post(view: .scroll(scroll, velocity: velocity, at: at), urgent: changed)
     }
 
     /// Rows `first ..< first + count` will be on screen when the list rests (the

@@ -14,11 +14,16 @@ final class SchedulerLoop: @unchecked Sendable {
     // @unchecked: the variables below the lets are the thread's alone (set up before
     // it starts), except those guarded by `steps`.
 
+    // What a host's view call reads comes first, on one line of the object (each
+    // line is a miss of its own after a frame's sleep).
+
     /// The host's calls, in the order they were made.
     let hostInputs = Inbox<SchedulerInput>()
+    let wake: WakeSignal
+    /// Host inputs the thread has taken, for the producers' count of those waiting.
+    private let hostInputsTaken = Atomic<UInt64>(0)
     /// The network thread's and the workers' results.
     let workInputs = Inbox<SchedulerInput>()
-    let wake: WakeSignal
     /// The scheduler's counters as of its last step, for `ImageLoader.stats`.
     let publishedStats = Locked(LoaderStats())
 
@@ -30,6 +35,9 @@ final class SchedulerLoop: @unchecked Sendable {
     let downloadBudget: DownloadBudget
     let diskCache: DiskCache?
     let clock: any Clock
+    /// Turns the host's cycle stamps into the clock's time; nil when the host's
+    /// calls read the clock itself (`Clock.stampsCountCycles`).
+    private let cycleStamps: CycleStampReader?
     let hostView: HostView
     let restingView: RestingView
 
@@ -52,8 +60,6 @@ final class SchedulerLoop: @unchecked Sendable {
     /// otherwise grow without bound. The folded calls' latest values are what the
     /// scheduler sees next, as one input of each kind.
     static let maxWaitingHostInputs: UInt64 = 4096
-    /// Host inputs the thread has taken, for the producers' count of those waiting.
-    private let hostInputsTaken = Atomic<UInt64>(0)
     var hostInputsTakenForTests: UInt64 { hostInputsTaken.load(ordering: .acquiring) }
     /// The latest folded view calls; held by a host thread or the scheduler for a
     /// few stores, and only while inputs overflow. A `Locked`, as the library's other
@@ -103,6 +109,7 @@ final class SchedulerLoop: @unchecked Sendable {
         self.downloadBudget = downloadBudget
         self.diskCache = diskCache
         self.clock = clock
+        cycleStamps = clock.stampsCountCycles ? CycleStampReader() : nil
         self.hostView = hostView
         self.restingView = restingView
         scheduler = Scheduler(configuration: configuration, hasDiskCache: diskCache != nil,
@@ -217,6 +224,10 @@ final class SchedulerLoop: @unchecked Sendable {
     }
 
     private func handle(_ input: SchedulerInput) {
+        var input = input
+        if let cycleStamps, case .scroll(let state, let velocity, let stamp) = input {
+            input = .scroll(state, velocity: velocity, at: cycleStamps.milliseconds(atStamp: stamp))
+        }
         scheduler.handle(input, now: clock.nowMilliseconds)
         scheduler.takeEffects(into: &effects)
         carryOut(effects, events: &events)

@@ -12,7 +12,8 @@
 enum SchedulerInput: Sendable {
     // The host's calls. Each was answered already (from the snapshot the host's
     // threads read): these are the decisions it left to the scheduler.
-    /// A scroll state and velocity, timed by the loader's clock when the host gave it.
+    /// A scroll state and velocity, timed by the loader's clock when the host gave it
+    /// (pushed with a cycle stamp, which the loop turns into the clock's time).
     case scroll(ScrollState, velocity: Double, at: Int64)
     case visible(Range<Int>)
     /// Empty: the host withdrew its target.
