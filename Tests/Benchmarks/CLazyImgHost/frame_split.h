@@ -1,6 +1,6 @@
 /* Where a moving frame's time goes (make bench-frame-split): the host's frame
  * reads the time-stamp counter between its calls and, at the end, prints each
- * part's percentiles over the frames the list moved in. Compiled in only with
+ * part's percentiles over the frames the list moved in, and the frames at rest. Compiled in only with
  * LAZYIMG_HOST_SPLIT: the extra reads would be part of the timed frame. */
 #ifndef FRAME_SPLIT_H
 #define FRAME_SPLIT_H
@@ -20,10 +20,11 @@ enum { SPLIT_START, SPLIT_SCROLL, SPLIT_VISIBLE, SPLIT_CELLS, SPLIT_REQUESTS, SP
 typedef struct {
     uint64_t marks[SPLIT_MARKS];
     uint32_t misses, events;
+    int moving;
 } split_frame;
 
 typedef struct {
-    split_frame *frames; /* the moving frames */
+    split_frame *frames; /* every frame, moving or not */
     size_t count, capacity;
     split_frame current;
     /* The counter and the monotonic clock at the first mark, to convert ticks. */
@@ -38,14 +39,13 @@ static inline void split_end(frame_split *s, int moving, size_t misses, size_t e
         s->first_tick = s->current.marks[SPLIT_START];
         clock_gettime(CLOCK_MONOTONIC, &s->first_time);
     }
-    if (!moving) return;
     if (s->count == s->capacity) {
         size_t capacity = s->capacity ? s->capacity * 2 : 1024;
         split_frame *grown = realloc(s->frames, capacity * sizeof *grown);
         if (!grown) return;
         s->frames = grown, s->capacity = capacity;
     }
-    s->current.misses = (uint32_t)misses, s->current.events = (uint32_t)events;
+    s->current.misses = (uint32_t)misses, s->current.events = (uint32_t)events, s->current.moving = moving;
     s->frames[s->count++] = s->current;
 }
 #define SPLIT_END(h, moving, misses, events) split_end(&(h)->split, moving, misses, events)
@@ -68,14 +68,19 @@ static void split_row(const frame_split *s, const char *name, int from, int to, 
     printf("    | %-44s | %5zu | %5.2f | %5.2f | %5.2f |\n", name, n, scratch[n / 2], scratch[n * 9 / 10], scratch[n * 99 / 100]);
 }
 
-static int split_all(const split_frame *f) { (void)f; return 1; }
-static int split_with_misses(const split_frame *f) { return f->misses > 0; }
-static int split_with_events(const split_frame *f) { return f->events > 0; }
-static int split_without_events(const split_frame *f) { return f->events == 0; }
-static int split_neither(const split_frame *f) { return f->misses == 0 && f->events == 0; }
-static int split_miss_only(const split_frame *f) { return f->misses > 0 && f->events == 0; }
-static int split_events_only(const split_frame *f) { return f->misses == 0 && f->events > 0; }
-static int split_both(const split_frame *f) { return f->misses > 0 && f->events > 0; }
+static int split_all(const split_frame *f) { return f->moving; }
+static int split_with_misses(const split_frame *f) { return f->moving && f->misses > 0; }
+static int split_with_events(const split_frame *f) { return f->moving && f->events > 0; }
+static int split_without_events(const split_frame *f) { return f->moving && f->events == 0; }
+static int split_neither(const split_frame *f) { return f->moving && f->misses == 0 && f->events == 0; }
+static int split_miss_only(const split_frame *f) { return f->moving && f->misses > 0 && f->events == 0; }
+static int split_events_only(const split_frame *f) { return f->moving && f->misses == 0 && f->events > 0; }
+static int split_both(const split_frame *f) { return f->moving && f->misses > 0 && f->events > 0; }
+/* The frames at rest, and every frame: where the p50 over all frames falls. */
+static int split_resting(const split_frame *f) { return !f->moving; }
+static int split_resting_events(const split_frame *f) { return !f->moving && f->events > 0; }
+static int split_resting_quiet(const split_frame *f) { return !f->moving && f->events == 0 && f->misses == 0; }
+static int split_every(const split_frame *f) { (void)f; return 1; }
 
 static void split_report(frame_split *s, int used_target) {
     if (s->count == 0) return;
@@ -86,9 +91,14 @@ static void split_report(frame_split *s, int used_target) {
     double *scratch = malloc(s->count * sizeof *scratch);
     if (!scratch) return;
     uint64_t misses = 0, events = 0;
-    for (size_t i = 0; i < s->count; i++) misses += s->frames[i].misses, events += s->frames[i].events;
-    printf("    frame split, lazyimg host %s: %zu moving frames, %llu tickets opened, %llu events (us)\n",
-           used_target ? "with the target" : "velocity only", s->count, (unsigned long long)misses, (unsigned long long)events);
+    size_t moving = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        if (!s->frames[i].moving) continue;
+        moving++, misses += s->frames[i].misses, events += s->frames[i].events;
+    }
+    printf("    frame split, lazyimg host %s: %zu moving frames of %zu, %llu tickets opened, %llu events (us)\n",
+           used_target ? "with the target" : "velocity only", moving, s->count, (unsigned long long)misses,
+           (unsigned long long)events);
     printf("    | part | frames | p50 | p90 | p99 |\n    |---|---|---|---|---|\n");
     split_row(s, "lazyimg_set_scroll_state (+ target)", SPLIT_START, SPLIT_SCROLL, split_all, ticks_per_us, scratch);
     split_row(s, "lazyimg_set_visible_range", SPLIT_SCROLL, SPLIT_VISIBLE, split_all, ticks_per_us, scratch);
@@ -102,6 +112,11 @@ static void split_report(frame_split *s, int used_target) {
     split_row(s, "whole frame: a miss, no event", SPLIT_START, SPLIT_DISPATCH, split_miss_only, ticks_per_us, scratch);
     split_row(s, "whole frame: events, no miss", SPLIT_START, SPLIT_DISPATCH, split_events_only, ticks_per_us, scratch);
     split_row(s, "whole frame: a miss and events", SPLIT_START, SPLIT_DISPATCH, split_both, ticks_per_us, scratch);
+    split_row(s, "frames at rest", SPLIT_START, SPLIT_DISPATCH, split_resting, ticks_per_us, scratch);
+    split_row(s, "frames at rest: events", SPLIT_START, SPLIT_DISPATCH, split_resting_events, ticks_per_us, scratch);
+    split_row(s, "frames at rest: no miss, no event", SPLIT_START, SPLIT_DISPATCH, split_resting_quiet, ticks_per_us,
+              scratch);
+    split_row(s, "every frame", SPLIT_START, SPLIT_DISPATCH, split_every, ticks_per_us, scratch);
     fflush(stdout);
     free(scratch);
     free(s->frames);
