@@ -23,6 +23,14 @@ final class MemoryCacheSlotRefTests: XCTestCase {
         XCTAssertNil(cache.image(at: ref), "another key's image in the same slot is a miss")
     }
 
+    func testAnInsertReturnsTheReferenceALookupWouldFind() throws {
+        var cache = MemoryCache(capacity: 4 * 10)
+        let inserted = try XCTUnwrap(cache.insert(image(width: 10), for: key("a")))
+        XCTAssertEqual(inserted, cache.slotRef(for: key("a")))
+        XCTAssertEqual(cache.image(at: inserted)?.width, 10)
+        XCTAssertNil(cache.insert(image(width: 11), for: key("b")), "too large to keep: nowhere")
+    }
+
     func testAReferenceToAnEvictedEntryWhoseSlotIsFreeMisses() throws {
         var cache = MemoryCache(capacity: 1000)
         cache.insert(image(width: 10), for: key("a"))

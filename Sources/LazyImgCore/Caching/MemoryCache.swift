@@ -96,11 +96,15 @@ public struct MemoryCache {
     /// Also not stored: an image larger than the session's whole budget. With a
     /// session, the caller then calls `SessionMemoryBudget.trim` without the lock.
     /// `unseenPrefetch`: fetched before anyone asked (`takeUnseenPrefetch`).
-    public mutating func insert(_ image: DecodedImage, for key: CacheKey, unseenPrefetch: Bool = false) {
+    /// Returns where the image went, for the rows to note without looking the key up
+    /// again: nil when it is too large to keep. The session's share, reported last,
+    /// may evict it at once; the reference is then stale and answers nothing.
+    @discardableResult
+    mutating func insert(_ image: DecodedImage, for key: CacheKey, unseenPrefetch: Bool = false) -> CacheSlotRef? {
         defer { reportToSession() }
         removeUnreported(key)
         let cost = image.byteCount
-        guard cost <= capacity, cost <= session?.membership.budget.limit ?? cost else { return }
+        guard cost <= capacity, cost <= session?.membership.budget.limit ?? cost else { return nil }
         // Room first, so that the sweep never reaches the new entry: once every other
         // entry had its second chance, the new one would be the oldest unmarked.
         evictUnreported(downTo: capacity - cost - reservedBytes)
@@ -112,6 +116,7 @@ public struct MemoryCache {
         slotByKey[key] = slot
         presence.insert(key)
         totalCost += cost
+        return CacheSlotRef(slot: slot, generation: lastGeneration)
     }
 
     public mutating func remove(_ key: CacheKey) {

@@ -18,10 +18,14 @@ public struct MonotonicClock: Clock {
 
     public var stampsCountCycles: Bool { CycleStamps.keepTime }
 
-    public var nowMilliseconds: Int64 {
+    public var nowMilliseconds: Int64 { Self.nanoseconds / 1_000_000 }
+
+    /// CLOCK_MONOTONIC in nanoseconds: the one reading of it that the clock and the
+    /// cycle stamps' conversion (`CycleStampReader`) share.
+    static var nanoseconds: Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
 

@@ -43,8 +43,6 @@ struct CycleStampReader {
     }
 
     private static func readBoth() -> (cycles: UInt64, nanoseconds: Int64) {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return (lazyimg_cycles(), Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+        (lazyimg_cycles(), MonotonicClock.nanoseconds)
     }
 }

@@ -44,8 +44,7 @@ extension LoaderFront {
     /// `unseenPrefetch`: fetched unasked (`MemoryCache.insert`).
     mutating func insertImage(_ image: DecodedImage, for key: CacheKey, unseenPrefetch: Bool) {
         if !animations.isEmpty { animationMemoryDidChange(adding: image.byteCount) }
-        cache.insert(image, for: key, unseenPrefetch: unseenPrefetch)
-        if let slot = cache.slotRef(for: key) { rows.noteCached(key, at: slot) }
+        if let slot = cache.insert(image, for: key, unseenPrefetch: unseenPrefetch) { rows.noteCached(key, at: slot) }
         imagesCached &+= 1
         dropRemovedAnimations()
     }
