@@ -7,22 +7,34 @@ import Glibc
 /// pthread mutexes are intercepted by the sanitizers, which keeps their reports true.
 public final class Locked<State>: @unchecked Sendable {
     // @unchecked: `state` is only touched inside withLock, with `mutex` held.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Behind a pointer rather than a `var`: the mutex already makes access exclusive,
     /// and a class `var` adds Swift's run-time exclusivity check to every call (two
     /// thread-local lookups, a tenth of a memory hit).
-    private let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+    private let state: UnsafeMutablePointer<State>
+
+    /// The state starts on the mutex's cache line, in one block with it: a call that
+    /// locks reads the state's first fields with the line it takes the lock on, not
+    /// from an allocation of their own (what a host's request reads of the front,
+    /// `LoaderFront`, comes first).
+    private static var stateOffset: Int {
+        let alignment = MemoryLayout<State>.alignment
+        return (MemoryLayout<pthread_mutex_t>.size + alignment - 1) / alignment * alignment
+    }
 
     public init(_ state: State) {
+        let block = UnsafeMutableRawPointer.allocate(byteCount: Self.stateOffset + MemoryLayout<State>.size,
+                                                     alignment: max(64, MemoryLayout<State>.alignment))
+        mutex = block.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        self.state = (block + Self.stateOffset).bindMemory(to: State.self, capacity: 1)
         self.state.initialize(to: state)
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
         state.deinitialize(count: 1)
-        state.deallocate()
+        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     public func withLock<Result, Failure: Error>(

@@ -9,10 +9,10 @@ extension ImageLoader {
         let ticket = try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
             let ticket = f.openFetchTicket(url: url)
-            loop.hostInputs.push(.fetch(ticket: ticket, url: url))
+            hostInputs.push(.fetch(ticket: ticket, url: url))
             return ticket
         }
-        loop.wake.wake(urgent: true)
+        wake.wake(urgent: true)
         return ticket
     }
 }

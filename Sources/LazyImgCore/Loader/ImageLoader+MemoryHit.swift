@@ -34,7 +34,7 @@ extension ImageLoader {
             deferred = true
         case .image?, nil: return image
         }
-        loop.wake.wake(urgent: false)
+        wake.wake(urgent: false)
         return nil
     }
 }

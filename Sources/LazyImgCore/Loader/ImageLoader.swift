@@ -32,6 +32,10 @@ public final class ImageLoader: Sendable {
 
     /// The scheduler's thread, its inputs and its effect runner.
     let loop: SchedulerLoop
+    /// `loop.hostInputs` and `loop.wake`, held here as well: a host's call reaches
+    /// them from the loader's line, with no line of the loop's object in between.
+    let hostInputs: Inbox<SchedulerInput>
+    let wake: WakeSignal
     /// The latest motion the host gave, and the scheduler's landing zone.
     let hostView: HostView
     /// The view a list at rest set last, for the host's unchanged repeats of it.
@@ -112,6 +116,8 @@ public final class ImageLoader: Sendable {
         self.configuration = configuration
         self.front = front
         self.loop = loop
+        hostInputs = loop.hostInputs
+        wake = loop.wake
         self.transport = network
         self.workers = workers
         self.delivery = delivery
@@ -152,7 +158,7 @@ public final class ImageLoader: Sendable {
             return cancelled
         }
         delivery.push(contentsOf: cancelled)
-        loop.wake.wake(urgent: true)
+        wake.wake(urgent: true)
     }
 
     /// Appends the next page of rows.
@@ -164,7 +170,7 @@ public final class ImageLoader: Sendable {
             placeholders.listAppended(rows.count)
             loop.post(host: .listAppended(rows))
         }
-        loop.wake.wake(urgent: true)
+        wake.wake(urgent: true)
     }
 
     public var itemCount: Int {
@@ -180,9 +186,9 @@ public final class ImageLoader: Sendable {
         let lower = max(0, first)
         let rows = lower..<lower.addingClamped(max(0, count))
         // A list at rest repeats its range every frame: dropped when it changes nothing.
-        if restingView.isCurrent(inputsPushed: loop.hostInputs.pushedCount, rows: rows) { return }
+        if restingView.isCurrent(inputsPushed: hostInputs.pushedCount, rows: rows) { return }
         hostView.setVisible(rows)
-        loop.post(view: .visible(rows))
+        post(view: .visible(rows))
     }
 
     /// At rest or slower than the slow-scroll speed the list loads as at rest;
@@ -192,12 +198,22 @@ public final class ImageLoader: Sendable {
         guard !isShutDown else { throw .shutdown }
         // A list at rest says so every frame: dropped when it changes nothing.
         if scroll == .idle && velocity == 0
-            && restingView.isCurrent(inputsPushed: loop.hostInputs.pushedCount, rows: nil) { return }
+            && restingView.isCurrent(inputsPushed: hostInputs.pushedCount, rows: nil) { return }
         let changed = hostView.setScroll(scroll, velocity: velocity)
         // A new state (a touch, a release, the rest) is worth waking a napping
         // scheduler for; the samples in between are not.
         let at = stampsCountCycles ? CycleStamps.now : clock.nowMilliseconds
-        loop.post(view: .scroll(scroll, velocity: velocity, at: at), urgent: changed)
+        post(view: .scroll(scroll, velocity: velocity, at: at), urgent: changed)
+    }
+
+    /// A view call's input: queued and the scheduler woken as `SchedulerLoop.post(host:)`
+    /// does, unless too many inputs wait already (a host calling in a loop), when
+    /// the loop folds it into the latest of its kind.
+    @inline(__always)
+    private func post(view input: SchedulerInput, urgent: Bool = false) {
+        guard SchedulerLoop.queues(viewInto: hostInputs) else { return loop.fold(view: input, urgent: urgent) }
+        hostInputs.push(input)
+        wake.wake(urgent: urgent)
     }
 
     /// Rows `first ..< first + count` will be on screen when the list rests (the
@@ -206,7 +222,7 @@ public final class ImageLoader: Sendable {
     public func setScrollTarget(first: Int, count: Int) throws(LoaderError) {
         guard !isShutDown else { throw .shutdown }
         let lower = max(0, first)
-        loop.post(view: .target(lower..<lower.addingClamped(max(0, count))), urgent: true)
+        post(view: .target(lower..<lower.addingClamped(max(0, count))), urgent: true)
     }
 
     // MARK: Rows
@@ -236,7 +252,7 @@ public final class ImageLoader: Sendable {
         f.stats.requests += 1
         let ticket = f.openTicket(row: row)
         // In the same hold: the scheduler reads it after the list it belongs to.
-        loop.hostInputs.push(.request(ticket: ticket, row: row, imagesCached: f.imagesCached))
+        hostInputs.push(.request(ticket: ticket, row: row, imagesCached: f.imagesCached))
         guard hostView.holds(row) else { return .pending(ticket) }
         f.stats.deferred += 1
         return .deferred(ticket)
@@ -248,7 +264,7 @@ public final class ImageLoader: Sendable {
     func answered(_ result: RequestResult, shown: CacheKey?) {
         if let shown { loop.post(host: .prefetchShown(shown)) }
         if case .image = result { return }
-        loop.wake.wake(urgent: false)
+        wake.wake(urgent: false)
     }
 
     /// The cached image for `row`, or nil; schedules nothing.
@@ -274,12 +290,12 @@ public final class ImageLoader: Sendable {
         let ended = try front.withLock { f throws(LoaderError) -> LoaderEvent? in
             guard !f.isShuttingDown else { throw .shutdown }
             guard let live = f.retire(ticket) else { return nil }
-            loop.hostInputs.push(.cancel(ticket: ticket))
+            hostInputs.push(.cancel(ticket: ticket))
             return f.cancelledEvent(of: live, ticket)
         }
         guard let ended else { return false }
         delivery.push(contentsOf: CollectionOfOne(ended))
-        loop.wake.wake(urgent: false)
+        wake.wake(urgent: false)
         return true
     }
 

@@ -5,22 +5,11 @@
 /// scheduling itself happens on the scheduler's thread, under no lock the host's
 /// calls take.
 struct LoaderFront {
-    /// One key per row (nil: no image), made once when the rows arrive, each row
-    /// knowing where its image is cached.
-    var rows: RowKeys
-    var cache: MemoryCache
-    var animations = AnimationPlayers()
-    /// The visible rows as the scheduler last saw them (nil before the first range).
-    var visible: Range<Int>?
-    var failures: FailureRecords
-    /// Tickets whose one event has not been queued yet: the host's cancel, a new list
-    /// and shutdown end them here, the scheduler's decisions through `retire`.
-    private var live = LiveTickets<LiveTicket>()
-    /// The images the scheduler has cached so far (its `.cache` effects carried
-    /// out): a request's miss says how many it saw (`Scheduler.imagesCached`).
-    var imagesCached: UInt64 = 0
-    /// The host-side counters: requests, memory hits and deferred requests.
-    var stats = LoaderStats()
+    // What a request reads comes first, in this order: `Locked` starts the state on
+    // its mutex's line, so the flags, the rows' entries and the live tickets lie on
+    // the line the lock is taken on and the next; the cache and the animations,
+    // which a miss does not read, come after.
+
     var isShuttingDown = false
     /// Whether file URLs may load (`LoaderConfiguration.allowFileURLs`), here beside
     /// what a miss reads anyway: the configuration is a line of its own.
@@ -28,6 +17,22 @@ struct LoaderFront {
     /// Set once any row has had a placeholder (`RowPlaceholders`): until then a miss
     /// does not look for one, nor touch the placeholders' object.
     var placeholdersInUse = false
+    /// One key per row (nil: no image), made once when the rows arrive, each row
+    /// knowing where its image is cached.
+    var rows: RowKeys
+    /// Tickets whose one event has not been queued yet: the host's cancel, a new list
+    /// and shutdown end them here, the scheduler's decisions through `retire`.
+    private var live = LiveTickets<LiveTicket>()
+    /// The images the scheduler has cached so far (its `.cache` effects carried
+    /// out): a request's miss says how many it saw (`Scheduler.imagesCached`).
+    var imagesCached: UInt64 = 0
+    var failures: FailureRecords
+    /// The host-side counters: requests, memory hits and deferred requests.
+    var stats = LoaderStats()
+    var cache: MemoryCache
+    var animations = AnimationPlayers()
+    /// The visible rows as the scheduler last saw them (nil before the first range).
+    var visible: Range<Int>?
 
     struct LiveTicket {
         let row: Int

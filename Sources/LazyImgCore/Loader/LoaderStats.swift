@@ -2,11 +2,12 @@
 public struct LoaderStats: Sendable, Equatable {
     public var requests: UInt64 = 0
     public var memoryHits: UInt64 = 0
+    /// Next to the other two a host's request counts (`LoaderFront`'s lines).
+    public var deferred: UInt64 = 0
     public var downloadsStarted: UInt64 = 0
     public var downloadsCoalesced: UInt64 = 0
     public var downloadsCancelled: UInt64 = 0
     public var downloadsFailed: UInt64 = 0
-    public var deferred: UInt64 = 0
     public var bytesDownloaded: UInt64 = 0
     public var imagesDecoded: UInt64 = 0
     public var eventsDelivered: UInt64 = 0

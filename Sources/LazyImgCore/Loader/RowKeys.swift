@@ -13,8 +13,12 @@
 /// Keys and slot references live and change together here, so a reference can only
 /// ever describe the key of its own row.
 struct RowKeys {
-    private var keys: [CacheKey?]
+    // What a request reads comes first (`LoaderFront`): the entries and the count.
     private var entries: [Entry]
+    /// The rows, stored rather than read from an array's storage: a request checks
+    /// its row against it without touching a line of `keys`.
+    private(set) var count = 0
+    private var keys: [CacheKey?]
     /// The rows of each key hash, chained: the first row, and each row's next row
     /// with the same hash (-1: none). Only `noteCached` walks them.
     private var firstRowOfHash: [Int: Int] = [:]
@@ -41,8 +45,6 @@ struct RowKeys {
         append(contentsOf: keys, in: cache)
     }
 
-    var count: Int { keys.count }
-
     subscript(row: Int) -> CacheKey? { keys[row] }
 
     mutating func append(contentsOf more: [CacheKey?], in cache: MemoryCache) {
@@ -54,6 +56,7 @@ struct RowKeys {
             keys.append(key)
             entries.append(Entry(key, slot: key.flatMap { cache.slotRef(for: $0) } ?? .none))
             nextRowOfHash.append(-1)
+            count = keys.count
             guard let key else { continue }
             // Newest first: a row's next is the row with the same hash before it.
             if let first = firstRowOfHash.updateValue(row, forKey: key.presenceHash) { nextRowOfHash[row] = first }

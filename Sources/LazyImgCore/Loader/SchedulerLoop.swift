@@ -20,8 +20,6 @@ final class SchedulerLoop: @unchecked Sendable {
     /// The host's calls, in the order they were made.
     let hostInputs = Inbox<SchedulerInput>()
     let wake: WakeSignal
-    /// Host inputs the thread has taken, for the producers' count of those waiting.
-    private let hostInputsTaken = Atomic<UInt64>(0)
     /// The network thread's and the workers' results.
     let workInputs = Inbox<SchedulerInput>()
     /// The scheduler's counters as of its last step, for `ImageLoader.stats`.
@@ -60,7 +58,7 @@ final class SchedulerLoop: @unchecked Sendable {
     /// otherwise grow without bound. The folded calls' latest values are what the
     /// scheduler sees next, as one input of each kind.
     static let maxWaitingHostInputs: UInt64 = 4096
-    var hostInputsTakenForTests: UInt64 { hostInputsTaken.load(ordering: .acquiring) }
+    var hostInputsTakenForTests: UInt64 { hostInputs.takenCount }
     /// The latest folded view calls; held by a host thread or the scheduler for a
     /// few stores, and only while inputs overflow. A `Locked`, as the library's other
     /// locks are: ThreadSanitizer sees its pthread mutex, and it reported the
@@ -133,12 +131,17 @@ final class SchedulerLoop: @unchecked Sendable {
         wake.wake(urgent: urgent)
     }
 
-    /// A host's view call: as `post(host:)`, unless too many inputs wait already,
-    /// when it is folded into the latest of its kind.
-    func post(view input: SchedulerInput, urgent: Bool = false) {
-        guard hostInputs.pushedCount &- hostInputsTaken.load(ordering: .acquiring) >= Self.maxWaitingHostInputs else {
-            return post(host: input, urgent: urgent)
-        }
+    /// Whether a host's view call may be queued as `post(host:)` queues: fewer than
+    /// `maxWaitingHostInputs` wait in `inbox` (the loop's `hostInputs`, which the
+    /// loader holds too: `ImageLoader.post(view:)`).
+    @inline(__always)
+    static func queues(viewInto inbox: Inbox<SchedulerInput>) -> Bool {
+        inbox.pushedCount &- inbox.takenCount < maxWaitingHostInputs
+    }
+
+    /// A host's view call that found too many inputs waiting (`queues(viewInto:)`
+    /// false): folded into the latest of its kind instead of queued.
+    func fold(view input: SchedulerInput, urgent: Bool) {
         foldedView.withLock { $0.fold(input) }
         viewCallsFolded.add(1, ordering: .releasing)
         wake.wake(urgent: urgent)
@@ -189,7 +192,6 @@ final class SchedulerLoop: @unchecked Sendable {
         hostBatch.removeAll(keepingCapacity: true)
         workBatch.removeAll(keepingCapacity: true)
         let hostCount = hostInputs.takeAll(into: &hostBatch)
-        hostInputsTaken.add(UInt64(hostCount), ordering: .releasing)
         // After the queued ones: a call is folded only while older ones wait. The
         // count moves after the fold, so a count seen means its fold is there.
         let folded = viewCallsFolded.load(ordering: .acquiring)

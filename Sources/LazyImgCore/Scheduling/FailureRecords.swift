@@ -9,7 +9,13 @@ public struct FailureRecords: Sendable {
         public var at: Int64
     }
 
-    private var failures: [ImageURL: Failure] = [:]
+    /// No failure is remembered: a request's miss need not hash its URL, nor read
+    /// the clock. Stored, and first: a miss reads it beside the front's other
+    /// fields instead of the table's own storage, a line of its own.
+    public private(set) var isEmpty = true
+    private var failures: [ImageURL: Failure] = [:] {
+        didSet { isEmpty = failures.isEmpty }
+    }
     public let retryAfterMilliseconds: Int64
 
     public init(retryAfterMilliseconds: Int64) {
@@ -21,10 +27,6 @@ public struct FailureRecords: Sendable {
         if failures.count >= 1024 { failures = failures.filter { !isExpired($0.value, now: now) } }
         failures[url] = Failure(error: error, httpStatus: httpStatus, at: now)
     }
-
-    /// No failure is remembered: a request's miss need not hash its URL, nor read
-    /// the clock.
-    public var isEmpty: Bool { failures.isEmpty }
 
     /// The failure of `url` if it is recent enough to answer with.
     public mutating func recentFailure(of url: ImageURL, now: Int64) -> Failure? {
