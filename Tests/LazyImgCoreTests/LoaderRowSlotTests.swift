@@ -52,6 +52,26 @@ final class LoaderRowSlotTests: XCTestCase {
         XCTAssertEqual(try [hitWidth(0, h), hitWidth(1, h)], [11, 10])
     }
 
+    /// A new list is made outside the front lock and told of the cached images in
+    /// it: by walking the cache when the list is longer, the rows when it is not.
+    func testANewListKnowsEveryCachedImageWhicheverItWalks() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems([url("a"), url("b")])
+        try load(0, "a", width: 10, h)
+        try load(1, "b", width: 11, h)
+
+        let long = (0..<50).map { $0 % 10 == 3 ? url("a") : $0 == 7 ? url("b") : url("n\($0)") }
+        try h.loader.setItems(long)
+        for row in long.indices where long[row] == url("a") {
+            XCTAssertEqual(try hitWidth(row, h), 10, "row \(row): a's image, noted from the cache")
+        }
+        XCTAssertEqual(try hitWidth(7, h), 11)
+        XCTAssertNil(try h.loader.request(row: 0).image, "a URL never cached misses")
+
+        try h.loader.setItems([url("b")])
+        XCTAssertEqual(try hitWidth(0, h), 11, "a list shorter than the cache is noted row by row")
+    }
+
     func testAppendedRowsFindTheirImagesAndTheOldRowsKeepTheirs() throws {
         let h = try PolicyHarness()
         try h.loader.setItems([url("a")])

@@ -146,11 +146,16 @@ public final class ImageLoader: Sendable {
     /// Replaces the list. Outstanding tickets end cancelled; the cache stays.
     public func setItems(_ urls: [ImageURL?]) throws(LoaderError) {
         let rows = keys(for: urls)
+        // Made outside the front lock, and the old rows freed outside it (`incoming`
+        // holds them after the swap): in the lock only the cached images are noted,
+        // so a long list holds it for as many images as the cache has, not rows.
+        var incoming = RowKeys(rows)
         let cancelled = try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
             // Before the rows change: an image ticket's event takes its URL from them.
             let cancelled = f.cancelAll { !$0.isFetch }
-            f.rows = RowKeys(rows, in: f.cache)
+            incoming.noteCachedImages(in: f.cache)
+            swap(&f.rows, &incoming)
             placeholders.listReplaced(rowCount: rows.count)
             // In the same hold: the scheduler reads the new list before any request
             // made for it.
