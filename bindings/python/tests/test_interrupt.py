@@ -41,8 +41,12 @@ BLOCKS = {
 
 @pytest.mark.parametrize("where", list(BLOCKS))
 def test_sigint_interrupts(server, where):
+    # The child takes Ctrl-C as an interactive Python does, whatever it inherits:
+    # a process started in the background by a non-interactive shell (nohup, a
+    # CI runner) starts with SIGINT ignored, and Python then leaves it ignored.
     prelude = textwrap.dedent(f"""
-        import lazyimg, threading
+        import lazyimg, signal, threading
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         URL = {server.url('/slow/0.png')!r}
 
         def on_event(event):
