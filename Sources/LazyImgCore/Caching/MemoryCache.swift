@@ -55,14 +55,19 @@ public struct MemoryCache {
 
     /// Where `key`'s image is, for `image(at:)`, now and until it is evicted or
     /// replaced; nil on a miss.
-    /// Calls `body` with every cached key and its slot.
-    func forEachSlot(_ body: (CacheKey, CacheSlotRef) -> Void) {
-        for (key, slot) in slotByKey { body(key, CacheSlotRef(slot: slot, generation: entries[slot].generation)) }
-    }
-
     func slotRef(for key: CacheKey) -> CacheSlotRef? {
         guard presence.mayContain(key) else { return nil }
-        return slotByKey[key].map { CacheSlotRef(slot: $0, generation: entries[$0].generation) }
+        return slotByKey[key].map(ref(toSlot:))
+    }
+
+    /// Calls `body` with every cached key and its slot.
+    func forEachSlot(_ body: (CacheKey, CacheSlotRef) -> Void) {
+        for (key, slot) in slotByKey { body(key, ref(toSlot: slot)) }
+    }
+
+    /// The reference to what slot `slot` holds now.
+    private func ref(toSlot slot: Int) -> CacheSlotRef {
+        CacheSlotRef(slot: slot, generation: entries[slot].generation)
     }
 
     /// The image `ref` was taken for, now recently used; nil when that entry has left

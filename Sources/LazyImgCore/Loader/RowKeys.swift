@@ -84,11 +84,11 @@ struct RowKeys {
             keys.append(key)
             entries.append(Entry(key, slot: key.flatMap { cache?.slotRef(for: $0) } ?? .none))
             nextRowOfHash.append(-1)
-            count = keys.count
             guard let key else { continue }
             // Newest first: a row's next is the row with the same hash before it.
             if let first = firstRowOfHash.updateValue(row, forKey: key.presenceHash) { nextRowOfHash[row] = first }
         }
+        count = keys.count
     }
 
     /// Whether `row` has an image. `row` must be in range.
