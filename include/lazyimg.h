@@ -711,6 +711,10 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     shows reading: a slow DRAGGING from IDLE, or (since 0.4.0) a touch that
  *     catches the list still moving and keeps it slow for 250 ms. A shorter
  *     catch, as a fling back or another fling begins, prefetches nothing.
+ *     Since 0.4.0, a list still DECELERATING toward the rows given to
+ *     lazyimg_set_scroll_target does not start the visible rows it leaves
+ *     within half a second, outside the landing zone on the side it comes
+ *     from. Requested, they wait, and start if the list rests short.
  *   DRAGGING or DECELERATING faster than that: nothing new starts; requests
  *     answer DEFERRED (memory hits are still served) and wait for the list to
  *     slow down or rest; work for rows that leave is cancelled.

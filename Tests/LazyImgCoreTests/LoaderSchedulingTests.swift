@@ -242,14 +242,15 @@ final class LoaderSchedulingTests: XCTestCase {
         let h = try PolicyHarness(maxConcurrent: 1, prefetchRows: 2)
         try h.loader.setItems(PolicyHarness.urls(100))
         try h.loader.setVisibleRange(first: 10, count: 4)
-        // Slow (3 rows/s < 4), with the toolkit's target: loads as at rest.
-        try h.loader.setScrollState(.decelerating, velocity: 3)
+        // Slow (2 rows/s < 4), with the toolkit's target: loads as at rest, but for
+        // the row it leaves within half a second (10, started already).
+        try h.loader.setScrollState(.decelerating, velocity: 2)
         try h.loader.setScrollTarget(first: 40, count: 4)
         while let next = h.transport.liveURLs.first {
             h.clock.advance(by: 100)
             h.transport.complete(next, with: .success([1]))
         }
-        // The margin is on the side the list comes from; ahead, half a second at 3
+        // The margin is on the side the list comes from; ahead, half a second at 2
         // rows/s is less than the 2 rows configured.
         XCTAssertEqual(h.transport.startedURLs, urls([10, 11, 12, 13, 40, 41, 42, 43, 39, 14, 15]))
     }

@@ -221,6 +221,29 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.window.ahead, 23..<25)
     }
 
+    /// A fling's tail toward the host's target 12..<15, three rows on screen (slower
+    /// than three rows a second loads as at rest): its frames' effects. The slow
+    /// frame reports its range first, so the scheduler never sees the old range
+    /// slow (it would start rows of it for the moment until the range came).
+    private func slowIntoTarget() -> [String] {
+        var effects = frame(.decelerating, velocity: 30, visible: 4..<7) + feed(.target(12..<15))
+        now += 16
+        effects += feed(.visible(10..<13)) + feed(.scroll(.decelerating, velocity: 2.5, at: now))
+        return effects
+    }
+
+    func testASlowingListDoesNotStartTheRowsItLeavesBeforeItRests() {
+        var effects = slowIntoTarget()
+        XCTAssertEqual(scheduler.window.landing, 11..<15, "the target and a row on the side the list comes from")
+        XCTAssertEqual(started(effects), Set(11..<15), "row 10 leaves before the list rests there")
+        effects = frame(.decelerating, velocity: 1, visible: 11..<14) + frame(.idle, velocity: 0, visible: 12..<15)
+        XCTAssertEqual(started(effects), [], "it rested there: nothing was missing")
+        start(prefetchRows: 0)
+        effects = slowIntoTarget()
+        XCTAssertEqual(request(1, row: 10), [], "asked for, it waits...")
+        XCTAssertEqual(started(frame(.idle, velocity: 0, visible: 10..<13)), [10], "...and starts if the list rests short")
+    }
+
     func testACancelledTicketLetsItsJobGoOnlyWhenNothingElseWantsIt() {
         // No visible range yet: requests start in the order they came.
         XCTAssertEqual(request(1, row: 4), ["start 4"])

@@ -201,6 +201,46 @@ final class SchedulingWindowTests: XCTestCase {
         XCTAssertTrue(view.window().landing.isEmpty, "the list rests where it rests")
     }
 
+    func testOnlyTheTargetHoldsBackTheVisibleRowsASlowingListLeaves() {
+        var view = view()
+        view.setVisible(0..<10)
+        var now: Int64 = 0
+        for speed in [9.0, 8, 7, 6, 5] {
+            now += 16
+            view.setScroll(.decelerating, velocity: speed, now: now)
+        }
+        view.setVisible(2..<12)
+        XCTAssertEqual(view.window().motion, .settled, "slower than a screen a second")
+        XCTAssertFalse(view.window().landing.isEmpty, "the estimate's zone is due")
+        XCTAssertTrue(view.window().passing.isEmpty, "the estimate's zone may be off by the rows it would hold")
+        XCTAssertEqual(view.window().query(at: 0)?.rows, 2..<12)
+        view.setTarget(6..<16)
+        XCTAssertEqual(view.window().landing, 4..<16)
+        XCTAssertEqual(view.window().passing, 2..<4)
+        XCTAssertEqual(view.window().query(at: 0)?.rows, 4..<12, "rows 2 and 3 leave before the list rests")
+        view.setTarget(40..<50)
+        XCTAssertEqual(view.window().query(at: 0)?.rows, 5..<12,
+                       "far away, only the rows it leaves within half a second at 5 rows/s")
+        view.setScroll(.idle, velocity: 0, now: now + 16)
+        XCTAssertEqual(view.window().query(at: 0)?.rows, 2..<12, "at rest every visible row loads")
+    }
+
+    func testThePassingRowsAreAtTheEdgeTheListLeavesBy() {
+        XCTAssertEqual(ViewState.passing(10..<20, landing: 14..<24, direction: .forward, rows: 6), 10..<14)
+        XCTAssertEqual(ViewState.passing(10..<20, landing: 14..<24, direction: .forward, rows: 2), 10..<12)
+        XCTAssertEqual(ViewState.passing(10..<20, landing: 4..<16, direction: .backward, rows: 6), 16..<20)
+        XCTAssertEqual(ViewState.passing(10..<20, landing: 4..<16, direction: .backward, rows: 1), 19..<20)
+        XCTAssertEqual(ViewState.passing(10..<20, landing: 8..<22, direction: .forward, rows: 5), 10..<10,
+                       "the zone covers the screen: nothing leaves")
+        XCTAssertEqual(ViewState.passing(10..<20, landing: 30..<40, direction: .forward, rows: 50), 10..<20)
+        // Half a second of travel, the edge row counted half gone, at most a screen.
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 8, screen: 8), 4)
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 3, screen: 4), 2, "the second row leaves at 0.5 s")
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 0.4, screen: 4), 0)
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 1e300, screen: 4), 4)
+        XCTAssertEqual(ViewState.rowsLeaving(speed: .nan, screen: 4), 0)
+    }
+
     func testSamplesAtASteadySpeedTimeTheTargetAtThatSpeed() {
         var view = view()
         view.setVisible(0..<10)

@@ -24,6 +24,13 @@ struct SchedulingWindow: Equatable {
     var landing: Range<Int> = 0..<0
     /// Prefetch rows past the visible range in the direction of travel.
     var ahead: Range<Int> = 0..<0
+    /// Visible rows not started although wanted: those a list still decelerating
+    /// toward the host's target, already slower than the slow-scroll speed,
+    /// leaves within the landing lead time, outside the landing zone on the side
+    /// it comes from (a download begun for the row at the trailing edge ends after
+    /// the row has gone). A request for one waits, and starts if the list rests
+    /// short. Empty, or at one end of `visible`.
+    var passing: Range<Int> = 0..<0
 
     /// Work for rows outside these ranges is cancelled.
     var wantedRanges: [Range<Int>] {
@@ -87,10 +94,18 @@ struct SchedulingWindow: Equatable {
         case (.landing, 0): return Query(rows: visible.clamped(to: landing), ascending: true)
         case (.landing, 1), (.settled, 1): return Query(rows: rest, ascending: true, isPaced: false)
         case (.landing, 2), (.settled, 2): return Query(rows: landing, ascending: forward)
-        case (.settled, 0): return Query(rows: visible, ascending: true)
+        case (.settled, 0): return Query(rows: staying(visible), ascending: true)
         case (.settled, 3): return Query(rows: ahead, ascending: forward, isPrefetch: true)
         default: return nil
         }
+    }
+
+    /// `visible` less the rows `passing` holds back.
+    private func staying(_ visible: Range<Int>) -> Range<Int> {
+        guard !passing.isEmpty else { return visible }
+        return passing.lowerBound == visible.lowerBound
+            ? passing.upperBound..<max(passing.upperBound, visible.upperBound)
+            : visible.lowerBound..<min(passing.lowerBound, visible.upperBound)
     }
 
     /// Whether `row` lies in one of the wanted ranges (false before the first

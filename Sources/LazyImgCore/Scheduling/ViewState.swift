@@ -189,10 +189,38 @@ public struct ViewState: Sendable {
 
         if scroll == .idle || speed < slowSpeed {
             window.motion = .settled
+            // Only where the toolkit said it rests: the estimate's zone can be off by
+            // the rows in question (a fling's slow tail drawn out or cut short), and
+            // rows it left blank would then be blank at rest.
+            if scroll == .decelerating, target != nil, !window.landing.isEmpty {
+                window.passing = Self.passing(visible, landing: window.landing, direction: direction,
+                                              rows: Self.rowsLeaving(speed: speed, screen: visible.count))
+            }
         } else {
             window.motion = window.landing.isEmpty ? .flying : .landing
         }
         return window
+    }
+
+    /// How many rows at the trailing edge a list at `speed` rows a second leaves
+    /// within the landing lead time, counting the edge row as half gone already.
+    static func rowsLeaving(speed: Double, screen: Int) -> Int {
+        guard speed.isFinite, speed > 0 else { return 0 }
+        return Int((min(speed * landingLeadSeconds, Double(max(0, screen))) + 0.5).rounded(.down))
+    }
+
+    /// The visible rows a list travelling `rows` more rows in `direction` leaves,
+    /// outside `landing` (`SchedulingWindow.passing`).
+    static func passing(_ visible: Range<Int>, landing: Range<Int>, direction: ScrollDirection,
+                        rows: Int) -> Range<Int> {
+        switch direction {
+        case .forward:
+            let end = min(landing.lowerBound, visible.lowerBound.addingClamped(rows), visible.upperBound)
+            return visible.lowerBound..<max(visible.lowerBound, end)
+        case .backward:
+            let start = max(landing.upperBound, visible.upperBound - min(rows, visible.count), visible.lowerBound)
+            return min(start, visible.upperBound)..<visible.upperBound
+        }
     }
 
     /// Where the list will rest and the margins below and above it, once the rest is
