@@ -211,8 +211,6 @@ final class SchedulingWindowTests: XCTestCase {
         }
         view.setVisible(2..<12)
         XCTAssertEqual(view.window().motion, .settled, "slower than a screen a second")
-        XCTAssertFalse(view.window().landing.isEmpty, "the estimate's zone is due")
-        XCTAssertTrue(view.window().passing.isEmpty, "the estimate's zone may be off by the rows it would hold")
         XCTAssertEqual(view.window().query(at: 0)?.rows, 2..<12)
         view.setTarget(6..<16)
         XCTAssertEqual(view.window().landing, 4..<16)
@@ -223,6 +221,22 @@ final class SchedulingWindowTests: XCTestCase {
                        "far away, only the rows it leaves within half a second at 5 rows/s")
         view.setScroll(.idle, velocity: 0, now: now + 16)
         XCTAssertEqual(view.window().query(at: 0)?.rows, 2..<12, "at rest every visible row loads")
+
+        // Forty rows on screen, slowing from 39 to 32 rows a second: the estimate's
+        // zone starts four rows past the top, which the list would leave within
+        // half a second, and holds them all the same.
+        var estimated = self.view()
+        estimated.setVisible(0..<40)
+        now = 0
+        for speed in stride(from: 39.0, through: 32, by: -1) {
+            now += 16
+            estimated.setScroll(.decelerating, velocity: speed, now: now)
+        }
+        estimated.setVisible(2..<42)
+        XCTAssertEqual(estimated.window().motion, .settled)
+        XCTAssertGreaterThan(estimated.window().landing.lowerBound, 2, "the estimate's zone is due, past the top rows")
+        XCTAssertTrue(estimated.window().passing.isEmpty, "the estimate's zone may be off by the rows it would hold")
+        XCTAssertEqual(estimated.window().query(at: 0)?.rows, 2..<42)
     }
 
     func testThePassingRowsAreAtTheEdgeTheListLeavesBy() {
