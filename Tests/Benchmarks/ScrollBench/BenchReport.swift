@@ -106,7 +106,7 @@ public enum BenchReport {
             key.hasPrefix(slowLinkPrefix) ? nil : FlingSessions.parse(key)?.family
         }
         for f in ToolkitFamily.toolkits {
-            let label = f.rawValue + (f == LandingTuning.heldOut ? " (held out)" : "")
+            let label = f.rawValue + (LandingTuning.heldOut.contains(f) ? " (held out)" : "")
             ttv("velocity only: TTV p50 <= 1/3 of LazyTable's", label, .lazyimgWithoutTarget, fraction: 1.0 / 3) { family($0) == f }
             waste("velocity only: waste < 15%", label, .lazyimgWithoutTarget, below: 0.15) { family($0) == f }
         }

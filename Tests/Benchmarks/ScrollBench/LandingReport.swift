@@ -26,7 +26,7 @@ public enum LandingReport {
         for family in families {
             var merged = LandingSimulation.Result()
             for seed in seeds { merged.merge(LandingSimulation.run(FlingSessions.trace(family, seed: seed), constants: .tuned)) }
-            add(family.rawValue + (family == LandingTuning.heldOut ? " (held out)" : ""), merged)
+            add(family.rawValue + (LandingTuning.heldOut.contains(family) ? " (held out)" : ""), merged)
         }
         for trace in traces { add(trace.name, LandingSimulation.run(trace, constants: .tuned)) }
         return "landing simulation (velocity only, downloads of \(fixed(LandingSimulation.Result.lazyTableMilliseconds, 0)) ms"
@@ -43,6 +43,6 @@ public enum LandingReport {
         }
         return "leave-one-family-out (fits on seeds \(LandingTuning.tuningSeeds.map(String.init).joined(separator: ",")),"
             + " judged on seeds \(FlingSessions.reportSeeds.map(String.init).joined(separator: ",")); shipped = "
-            + describe(.tuned) + ", fitted without \(LandingTuning.heldOut.rawValue))\n    reproduce: \(command)\n" + table.render()
+            + describe(.tuned) + ", fitted without \(LandingTuning.heldOutNames))\n    reproduce: \(command)\n" + table.render()
     }
 }

@@ -6,9 +6,11 @@ import LazyImgCore
 public enum LandingTuning {
     /// The seeds the fits use; `FlingSessions.reportSeeds` are never tuned on.
     public static let tuningSeeds: [UInt64] = [1, 2, 3, 4, 5, 6]
-    /// The family left out of the fit that set `LandingEstimate.Constants.tuned`:
-    /// bench-scroll reports it as held out.
-    public static let heldOut = ToolkitFamily.flutter
+    /// The families left out of the fit that set `LandingEstimate.Constants.tuned`
+    /// (chromium came after it, and was never in sight of any): bench-scroll reports
+    /// them as held out.
+    public static let heldOut: [ToolkitFamily] = [.flutter, .chromium]
+    public static var heldOutNames: String { heldOut.map(\.rawValue).joined(separator: " and ") }
 
     /// The candidates: around what the design argues for, and within what the
     /// policy tests require of a first fling with nothing learned (a budget of a

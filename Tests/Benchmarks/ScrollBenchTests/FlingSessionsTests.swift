@@ -76,12 +76,23 @@ final class FlingSessionsTests: XCTestCase {
                     for s in steps { XCTAssertEqual(s, steps[0], accuracy: 1e-6 * speeds[0], "Qt: constant deceleration") }
                 case .android:
                     XCTAssertTrue(ratios.allSatisfy { $0 < 1 }, "Android: slows every frame")
+                case .chromium:
+                    // v = A e^(-3.7t) - B: the frame-to-frame changes decay by e^(-3.7 dt).
+                    let steps = zip(speeds.dropFirst(), speeds).map { $1 - $0 }
+                    for (next, step) in zip(steps.dropFirst(), steps) {
+                        XCTAssertEqual(next / step, exp(-3.7 * frame), accuracy: 1e-6, "Chromium: gamma 3.7")
+                    }
+                    XCTAssertTrue(steps.allSatisfy { $0 > 0 }, "Chromium: slows every frame")
                 }
             }
             if family == .android {
                 XCTAssertTrue(runs.contains { $0.last! < $0.first! * 0.1 }, "to a crawl at the spline's end (uncaught)")
             }
         }
+        // Chromium's constant part stops a glide in finite time: an uncaught one
+        // reaches rest below what one frame of the curve's deceleration takes off.
+        let chromium = FlingSessions.trace(.chromium, seed: 3)
+        XCTAssertTrue(glides(chromium).contains { $0.last! < $0.first! * 0.05 }, "to rest (uncaught)")
         // Snapping at 2.5-3.5 screens/s, flung at 50-80 (or faster when repeated).
         let snap = FlingSessions.trace(.uikitSnap, seed: 3)
         let screen = Double(snap.visibleRows)

@@ -148,8 +148,8 @@ if simulateOnly {
 }
 if tuneOnly {
     print(LandingReport.leaveOneOutTable(LandingTuning.leaveOneOut(ToolkitFamily.allCases), command: reproduce("--tune")))
-    let shipped = LandingTuning.fit(ToolkitFamily.allCases.filter { $0 != LandingTuning.heldOut })
-    print("\nfitted without \(LandingTuning.heldOut.rawValue) (LandingEstimate.Constants.tuned): \(LandingReport.describe(shipped))")
+    let shipped = LandingTuning.fit(ToolkitFamily.allCases.filter { !LandingTuning.heldOut.contains($0) })
+    print("\nfitted without \(LandingTuning.heldOutNames) (LandingEstimate.Constants.tuned): \(LandingReport.describe(shipped))")
     exit(0)
 }
 
@@ -175,7 +175,7 @@ do {
     print("The site serves byte ranges (Accept-Ranges, ETag), as CDNs do; on the slow link, *-no-range: the same loader on a"
           + " site that does not, so a cancelled download starts over (lazyimg before 0.4.0 resumed nothing).")
     print("TTV = time to visible after a settle; waste = requests for rows whose image never showed in a cell; 206 = requests answered with a byte range (a resumed download's rest; with lazyimg's fetch_first_pass_only, a progressive JPEG's or interlaced PNG's start and what continues it); KiB/img = what the site sent per image shown in a cell;"
-          + " \(LandingTuning.heldOut.rawValue) was held out of the fit of the landing estimate's constants\n")
+          + " \(LandingTuning.heldOutNames) were held out of the fit of the landing estimate's constants\n")
     var merged: [String: [TraceRun]] = [:]
     func run(_ name: String, on bench: ScrollBenchmark, key: String, selection: String, note: String = "",
              slowLink: Bool = false) throws {
@@ -204,7 +204,7 @@ do {
     for name in mainNames {
         let session = FlingSessions.parse(name)
         let note = session.map { s in
-            "\(s.family.rawValue) physics" + (s.family == LandingTuning.heldOut ? " (held out of the fit)" : "") + ", "
+            "\(s.family.rawValue) physics" + (LandingTuning.heldOut.contains(s.family) ? " (held out of the fit)" : "") + ", "
         } ?? ""
         try run(name, on: bench, key: name, selection: "--traces \(name)", note: note)
     }
