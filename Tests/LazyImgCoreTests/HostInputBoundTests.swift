@@ -18,7 +18,7 @@ final class HostInputBoundTests: XCTestCase {
         h.loader.front.withLock { _ in
             for call in 0..<200_000 {
                 try? h.loader.setVisibleRange(first: call % 2 == 0 ? 100 : 200, count: 10)
-                let waiting = h.loader.loop.hostInputs.pushedCount - h.loader.loop.hostInputsTakenForTests
+                let waiting = h.loader.loop.hostInputs.pushedCount - h.loader.loop.hostInputs.takenCount
                 mostWaiting = max(mostWaiting, waiting)
             }
             try? h.loader.setVisibleRange(first: 300, count: 10)

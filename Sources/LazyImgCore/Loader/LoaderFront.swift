@@ -53,7 +53,7 @@ struct LoaderFront {
 
     init(configuration: LoaderConfiguration) {
         cache = MemoryCache(capacity: configuration.memoryCacheBytes)
-        rows = RowKeys(in: cache)
+        rows = RowKeys([])
         failures = FailureRecords(retryAfterMilliseconds: Int64(configuration.retryAfterMilliseconds))
         allowFileURLs = configuration.allowFileURLs
     }

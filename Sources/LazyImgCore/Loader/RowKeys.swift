@@ -38,12 +38,6 @@ struct RowKeys {
         }
     }
 
-    /// Rows for `keys`, each knowing where `cache` holds its image.
-    init(_ keys: [CacheKey?] = [], in cache: MemoryCache) {
-        self.init(keys)
-        noteCachedImages(in: cache)
-    }
-
     /// Rows for `keys` that know of no cached image yet: made without the cache,
     /// so without its lock; `noteCachedImages(in:)` then tells them, in the lock.
     init(_ keys: [CacheKey?]) {

@@ -58,7 +58,6 @@ final class SchedulerLoop: @unchecked Sendable {
     /// otherwise grow without bound. The folded calls' latest values are what the
     /// scheduler sees next, as one input of each kind.
     static let maxWaitingHostInputs: UInt64 = 4096
-    var hostInputsTakenForTests: UInt64 { hostInputs.takenCount }
     /// The latest folded view calls; held by a host thread or the scheduler for a
     /// few stores, and only while inputs overflow. A `Locked`, as the library's other
     /// locks are: ThreadSanitizer sees its pthread mutex, and it reported the
