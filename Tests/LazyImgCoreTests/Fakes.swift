@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import XCTest
 @testable import LazyImgCore
@@ -29,10 +30,27 @@ final class FakeTransport: DataLoading, @unchecked Sendable {
         for entry in loops.withLock({ $0 }) { entry.loop?.waitForStep() }
     }
 
+    /// Set by `holdNextStart`: the next start signals `held` and waits for `release`.
+    private let gate = Locked<(held: DispatchSemaphore, release: DispatchSemaphore)?>(nil)
+
+    /// Makes the next start block the scheduler's thread, in the middle of its step,
+    /// until the returned release is signalled (or a minute passed: a hang guard);
+    /// `held` is signalled once it blocks. Calls the test makes meanwhile wait for
+    /// the loop's next step, all together.
+    func holdNextStart() -> (held: DispatchSemaphore, release: DispatchSemaphore) {
+        let pair = (held: DispatchSemaphore(value: 0), release: DispatchSemaphore(value: 0))
+        gate.withLock { $0 = pair }
+        return pair
+    }
+
     func start(_ id: TransferID, _ request: DataRequest,
                completion: @escaping @Sendable (TransferID, DataResponse) -> Void) {
         let started = Started(id: id, url: request.url.description, completion: completion)
         lock.withLock { $0.started.append(started); $0.live[id] = started }
+        if let gate = gate.withLock({ g in defer { g = nil }; return g }) {
+            gate.held.signal()
+            _ = gate.release.wait(timeout: .now() + .milliseconds(HangGuard.eventMilliseconds))
+        }
     }
 
     func cancel(_ id: TransferID) {

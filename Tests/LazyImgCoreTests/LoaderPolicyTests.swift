@@ -114,6 +114,8 @@ final class LoaderPolicyTests: XCTestCase {
         let h = try PolicyHarness()
         try h.loader.setItems(PolicyHarness.urls(1))
         let ticket = try XCTUnwrap(h.loader.request(row: 0).ticket)
+        // Started first: a cancel in the scheduler's same step would start nothing.
+        XCTAssertEqual(h.transport.liveURLs, ["http://example.test/0.jpg"])
         XCTAssertTrue(try h.loader.cancel(ticket: ticket))
         XCTAssertEqual(h.transport.cancelledCount, 1)
         XCTAssertEqual(h.stats.downloadsCancelled, 1)

@@ -42,6 +42,7 @@ final class LoaderReturningRowTests: XCTestCase {
         let h = try PolicyHarness(maxConcurrent: 4, makeDecoder: { decoder })
         try h.loader.setItems(PolicyHarness.urls(100))
         try h.loader.setVisibleRange(first: 0, count: 2)
+        XCTAssertTrue(h.transport.liveURLs.contains(url(0)))
         h.transport.setProgress(url(0), received: 80_000, expected: 100_000)
         try h.loader.setVisibleRange(first: 50, count: 2)
         XCTAssertTrue(h.transport.liveURLs.contains(url(0)), "nearly done: it goes on")

@@ -1,7 +1,9 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_1 // ThreadSanitizer group 1 (see the Makefile's tsan)
+import Dispatch
 import Glibc
 import XCTest
 @testable import LazyImgCore
+import TestSupport
 
 private func url(_ row: Int) -> String { "http://example.test/\(row).jpg" }
 private func urls(_ rows: some Sequence<Int>) -> [String] { rows.map(url) }
@@ -30,6 +32,26 @@ final class LoaderSchedulingTests: XCTestCase {
         try h.loader.setScrollState(.dragging, velocity: 9)
         XCTAssertEqual(h.transport.liveURLs, Set(urls(20..<30)), "under a screen a second: as at rest")
         XCTAssertTrue(try h.loader.request(row: 26).isPending)
+    }
+
+    func testAFrameTheSchedulerTakesAtOnceStartsNoRowItLeaves() throws {
+        let h = try PolicyHarness(maxConcurrent: 16)
+        try h.loader.setItems(PolicyHarness.urls(200))
+        try h.loader.setScrollState(.dragging, velocity: 100)
+        try h.loader.setVisibleRange(first: 20, count: 10)
+        XCTAssertEqual(h.transport.liveURLs, [], "ten screens a second: nothing starts")
+        // The scheduler's thread held inside a step (a fetch's start), so that the
+        // frame's two calls wait for its next step together, as a frame's calls
+        // usually do: the state that slows the list, then the range it moved to.
+        let gate = h.transport.holdNextStart()
+        let feed = "http://example.test/feed.json"
+        _ = try h.loader.fetch(url: ImageURL(feed))
+        XCTAssertEqual(gate.held.wait(timeout: .now() + .milliseconds(HangGuard.eventMilliseconds)), .success)
+        try h.loader.setScrollState(.dragging, velocity: 9)
+        try h.loader.setVisibleRange(first: 25, count: 10)
+        gate.release.signal()
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(25..<35) + [feed]), "the rows it shows, as at rest")
+        XCTAssertEqual(h.transport.cancelledCount, 0, "none of the last frame's rows started, to stop at once")
     }
 
     func testTheSlowScrollSpeedIsConfigurable() throws {
@@ -242,6 +264,7 @@ final class LoaderSchedulingTests: XCTestCase {
         let h = try PolicyHarness(maxConcurrent: 1, prefetchRows: 2)
         try h.loader.setItems(PolicyHarness.urls(100))
         try h.loader.setVisibleRange(first: 10, count: 4)
+        XCTAssertEqual(h.transport.liveURLs, [url(10)], "at rest, one slot")
         // Slow (2 rows/s < 4), with the toolkit's target: loads as at rest, but for
         // the row it leaves within half a second (10, started already).
         try h.loader.setScrollState(.decelerating, velocity: 2)
@@ -259,6 +282,7 @@ final class LoaderSchedulingTests: XCTestCase {
         let h = try PolicyHarness(maxConcurrent: 6)
         try h.loader.setItems(PolicyHarness.urls(100))
         try h.loader.setVisibleRange(first: 0, count: 5)
+        XCTAssertEqual(h.transport.liveURLs, Set(urls(0..<5)))
         h.transport.setProgress(url(0), received: 75_000, expected: 100_000)  // 75 %
         h.transport.setProgress(url(1), received: 1_000_000, expected: 1_016_384)  // 16 KiB left
         h.transport.setProgress(url(2), received: 70_000, expected: 100_000)
@@ -319,6 +343,8 @@ final class LoaderSchedulingTests: XCTestCase {
             let up = frame % 2 == 0
             try h.loader.setScrollState(.dragging, velocity: up ? -8 : 8)
             try h.loader.setVisibleRange(first: up ? 499 : 500, count: 10)
+            // Each frame its own step, as 16 ms apart they are.
+            h.settle()
         }
         let started = h.transport.startedURLs.count - before
         // A burst of a screen plus the slots, then two screens a second.

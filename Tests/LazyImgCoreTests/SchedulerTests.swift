@@ -244,6 +244,48 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(started(frame(.idle, velocity: 0, visible: 10..<13)), [10], "...and starts if the list rests short")
     }
 
+    /// Ends the step the test began, and returns what its end decided.
+    private func endStep() -> [String] {
+        scheduler.endStep(now: now)
+        var effects: [SchedulerEffect] = []
+        scheduler.takeEffects(into: &effects)
+        return effects.map(describe)
+    }
+
+    /// One frame as the loop takes it, in one step: the scroll state, then the
+    /// visible rows, decided together.
+    private func steppedFrame(_ state: ScrollState, velocity: Double, visible: Range<Int>) -> [String] {
+        now += 16
+        scheduler.beginStep()
+        return feed(.scroll(state, velocity: velocity, at: now)) + feed(.visible(visible)) + endStep()
+    }
+
+    func testTheFrameAListSlowsStartsOnlyTheRowsItShows() {
+        // Ten screens a second (three rows on screen), then below one a screen: the
+        // frame that slows reports its state with the last frame's rows first.
+        _ = frame(.decelerating, velocity: 30, visible: 4..<7)
+        let asCalls = frame(.decelerating, velocity: 2.5, visible: 6..<9)
+        XCTAssertTrue(asCalls.contains("stop 4"), "each call alone: an old row starts, then stops: \(asCalls)")
+        start(prefetchRows: 0)
+        _ = steppedFrame(.decelerating, velocity: 30, visible: 4..<7)
+        let stepped = steppedFrame(.decelerating, velocity: 2.5, visible: 6..<9)
+        XCTAssertFalse(stepped.contains { $0.hasPrefix("stop") }, "nothing starts only to stop: \(stepped)")
+        XCTAssertTrue(started(stepped).isSuperset(of: 6..<9), "the rows it shows start: \(stepped)")
+        XCTAssertFalse(started(stepped).contains { $0 < 6 }, "none it left: \(stepped)")
+    }
+
+    func testAStepStartsOnceAfterAllOfItsInputs() {
+        XCTAssertEqual(started(frame(.idle, velocity: 0, visible: 0..<2)), [0, 1])
+        scheduler.beginStep()
+        XCTAssertEqual(feed(.visible(10..<12)), [], "a view call waits for the step's other inputs")
+        XCTAssertEqual(request(1, row: 11), ["stop 0", "stop 1"],
+                       "a request sees the view so far: rows that left stop, nothing starts yet")
+        XCTAssertEqual(feed(.visible(20..<22)), [])
+        XCTAssertEqual(endStep(), ["failed 1 cancelled", "start 20", "start 21"],
+                       "the step's last view decides what starts")
+        XCTAssertEqual(scheduler.stats.downloadsStarted, 4)
+    }
+
     func testACancelledTicketLetsItsJobGoOnlyWhenNothingElseWantsIt() {
         // No visible range yet: requests start in the order they came.
         XCTAssertEqual(request(1, row: 4), ["start 4"])

@@ -201,6 +201,9 @@ final class SchedulerLoop: @unchecked Sendable {
         workInputs.takeAll(into: &workBatch)
         if hostCount > 0 { lastHostInput = MonotonicClock().nowMilliseconds }
         var shutdown = false
+        // Decided together: the frame's view calls make one window, and what they
+        // and the rest allow starts once, after all of them (`Scheduler.beginStep`).
+        scheduler.beginStep()
         for input in hostBatch {
             if case .shutdown = input { shutdown = true }
             // The old list's events, held ones included, go before anything of the
@@ -212,6 +215,8 @@ final class SchedulerLoop: @unchecked Sendable {
             for input in workBatch { handle(input) }
             if let due = scheduler.timerDue, clock.nowMilliseconds >= due { handle(.timer) }
         }
+        scheduler.endStep(now: clock.nowMilliseconds)
+        carryOutDecisions()
         hostInputsRead &+= UInt64(hostCount)
         publish()
         // After the starts and the published stats: a host that sees an event sees
@@ -230,6 +235,10 @@ final class SchedulerLoop: @unchecked Sendable {
             input = .scroll(state, velocity: velocity, at: cycleStamps.milliseconds(atStamp: stamp))
         }
         scheduler.handle(input, now: clock.nowMilliseconds)
+        carryOutDecisions()
+    }
+
+    private func carryOutDecisions() {
         scheduler.takeEffects(into: &effects)
         carryOut(effects, events: &events)
     }

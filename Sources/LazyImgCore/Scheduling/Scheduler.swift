@@ -72,6 +72,13 @@ final class Scheduler {
     private(set) var isShuttingDown = false
     var paging = PagingTrigger()
     var fetches = DataFetches()
+    /// Between `beginStep` and `endStep`: the step's view calls change the window
+    /// once, and nothing starts until all of its inputs are in.
+    private var inStep = false
+    /// A view call of the step not yet made into the window.
+    private var viewChangePending = false
+    /// Something in the step would have pumped.
+    private var pumpPending = false
 
     init(configuration: LoaderConfiguration, hasDiskCache: Bool, environment: any SchedulerEnvironment,
          jitter: @escaping @Sendable () -> Double) {
@@ -92,20 +99,60 @@ final class Scheduler {
         effects.removeAll(keepingCapacity: true)
     }
 
+    // MARK: Steps
+
+    /// Opens a step: the inputs handled until `endStep` are decided together, as the
+    /// loop takes them together. A host reports a frame's scroll state before its
+    /// visible rows, so each call alone is a view the list never had: on the frame
+    /// a list slows to a loading speed, the state with the last frame's rows would
+    /// start rows that the range, a moment later, stops (and the network thread may
+    /// have sent them by then). Inside a step the view calls in a row make one
+    /// change of the window, made before the next input of another kind, and the
+    /// pump runs once, at the end. Outside a step (the policy tests) each input is
+    /// decided alone.
+    func beginStep() {
+        inStep = true
+    }
+
+    /// Closes the step: the view as its calls left it, then one pump.
+    func endStep(now: Int64) {
+        self.now = now
+        applyPendingViewChange()
+        inStep = false
+        if pumpPending {
+            pumpPending = false
+            pump()
+        }
+    }
+
+    private func viewInputArrived() {
+        if inStep { viewChangePending = true } else { viewDidChange() }
+    }
+
+    private func applyPendingViewChange() {
+        guard viewChangePending else { return }
+        viewChangePending = false
+        viewDidChange()
+    }
+
     // MARK: Inputs
 
     func handle(_ input: SchedulerInput, now: Int64) {
         self.now = now
         switch input {
+        case .scroll, .visible, .target: break
+        default: applyPendingViewChange()
+        }
+        switch input {
         case .scroll(let state, let velocity, let at):
             view.setScroll(state, velocity: velocity, now: at)
-            viewDidChange()
+            viewInputArrived()
         case .visible(let rows):
             view.setVisible(rows)
-            viewDidChange()
+            viewInputArrived()
         case .target(let rows):
             view.setTarget(rows)
-            viewDidChange()
+            viewInputArrived()
         case .request(let ticket, let row, let imagesCached):
             // Always there: the host checked the row's key in the hold that also
             // ordered its list before this request.
@@ -237,8 +284,13 @@ final class Scheduler {
     // MARK: Starting
 
     /// Starts the most urgent startable jobs while download slots are free, as far
-    /// as the motion of the list and the start pacing allow.
+    /// as the motion of the list and the start pacing allow. Inside a step, once at
+    /// its end (`beginStep`).
     func pump() {
+        if inStep {
+            pumpPending = true
+            return
+        }
         startFetches()
         guard !isShuttingDown else { return }
         startDiskReads()
