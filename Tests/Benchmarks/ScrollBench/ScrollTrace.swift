@@ -1,4 +1,4 @@
-/// What the list does in one 60 Hz frame, as a toolkit reports it to its delegate.
+/// What the list does in one frame, as a toolkit reports it to its delegate.
 public struct ScrollFrame: Sendable {
     public enum Motion: Sendable, Equatable {
         case idle, dragging, decelerating
@@ -14,10 +14,13 @@ public struct ScrollFrame: Sendable {
     public var restingPosition: Double?
 }
 
-/// A replayable scroll: one frame per 1/60 s over a list of `rows` rows of which
-/// `visibleRows` fit on screen.
+/// A replayable scroll: one frame per 1/`framesPerSecond` s over a list of `rows`
+/// rows of which `visibleRows` fit on screen.
 public struct ScrollTrace: Sendable {
-    public static let framesPerSecond = 60.0
+    /// The display's rate: 60 Hz, or what `--hz` sets before any trace is made
+    /// (120 Hz phones and laptops sample the fling twice as often, a terminal UI
+    /// or a busy GTK host at 30 Hz half as often).
+    nonisolated(unsafe) public static var framesPerSecond = 60.0
 
     public let name: String
     public let rows: Int

@@ -47,7 +47,7 @@ public struct ToolkitPhysics: Sendable {
     /// Qt: the fastest flick it accepts, px/s.
     private let qtMaximumSpeed: Double
 
-    static let dt = 1 / ScrollTrace.framesPerSecond
+    static var dt: Double { 1 / ScrollTrace.framesPerSecond }
 
     init(family: ToolkitFamily, rowPixels: Double, screenPixels: Double, random: inout SeededRandom) {
         self.family = family
@@ -87,7 +87,7 @@ public struct ToolkitPhysics: Sendable {
         }
     }
 
-    /// Each 60 Hz frame of a glide released at `velocity` px/s: the distance from
+    /// Each frame of a glide released at `velocity` px/s: the distance from
     /// the release, px, and the speed the toolkit reports, up to its last moving frame.
     func glidePixels(velocity: Double) -> [(offset: Double, velocity: Double)] {
         let sign = velocity < 0 ? -1.0 : 1.0

@@ -1,6 +1,6 @@
 import Glibc
 
-/// A toolkit's glide after a fling: each 60 Hz frame's position and velocity (rows,
+/// A toolkit's glide after a fling: each frame's position and velocity (rows,
 /// rows per second) from `position` released at `velocity`, up to the last frame
 /// before it stops, and stopping at the ends of the list (`bounds`).
 public protocol GlidePhysics: Sendable {
@@ -9,7 +9,7 @@ public protocol GlidePhysics: Sendable {
 }
 
 /// Writes a trace gesture by gesture: rests, drags, flings (with an optional catch)
-/// and animated scrolls, each expanded into 60 Hz frames.
+/// and animated scrolls, each expanded into frames at the display's rate.
 public struct TraceBuilder {
     public let rows: Int
     public let visibleRows: Int
@@ -23,7 +23,7 @@ public struct TraceBuilder {
     }
 
     private var bounds: ClosedRange<Double> { 0...Double(max(0, rows - visibleRows)) }
-    private static let dt = 1 / ScrollTrace.framesPerSecond
+    private static var dt: Double { 1 / ScrollTrace.framesPerSecond }
 
     private static func frameCount(_ seconds: Double) -> Int {
         max(1, Int((seconds * ScrollTrace.framesPerSecond).rounded()))

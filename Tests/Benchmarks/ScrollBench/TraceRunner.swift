@@ -1,10 +1,10 @@
-/// Replays a trace against a loader in real time, one frame per 1/60 s (the network
+/// Replays a trace against a loader in real time, one frame per display refresh (the network
 /// is real, so the frames must be too), and measures what the cells showed.
 struct TraceRunner {
     let trace: ScrollTrace
     let server: SiteServer
 
-    private static let frameNanoseconds = Int64(1e9 / ScrollTrace.framesPerSecond)
+    private static var frameNanoseconds: Int64 { Int64(1e9 / ScrollTrace.framesPerSecond) }
 
     /// Runs the whole trace, then finishes the loader and reads the server's counters
     /// of `run` (the run number in the loader's URLs).

@@ -1,7 +1,7 @@
 import Glibc
 import ScrollBench
 
-// lazyimg-bench-scroll: replays scroll traces at 60 Hz against lazyimg (through its C
+// lazyimg-bench-scroll: replays scroll traces at 60 Hz (or --hz) against lazyimg (through its C
 // API, as a UI calls it, with and without lazyimg_set_scroll_target) and against
 // baseline loaders on the same transport and decoder, over a loopback site with a
 // per-response delay and a bandwidth cap, and prints a table per trace, the
@@ -29,6 +29,7 @@ let usage = """
                                 [--box PX (64: the cells' box)]
                                 [--preview-ms MS (250: lazyimg-previews' preview_interval_ms)]
                                 [--read-ms MS (800: how long read-fling-read reads each screen)]
+                                [--hz N (60: the display's frame rate, 30-240)]
                                 [--busy-threads N (0: threads spinning at the UI thread's priority through every run)]
                                 [--waste-rows (lazyimg's wasted requests, each with the frame it came in)]
                                 [--by-motion (host time per frame at rest, dragged and decelerating)]
@@ -96,6 +97,9 @@ while let argument = arguments.popFirst() {
     case "--read-ms":
         guard let value = arguments.popFirst().flatMap(Int.init), (100...60_000).contains(value) else { fail(usage) }
         ScrollTraces.readSeconds = Double(value) / 1000
+    case "--hz":
+        guard let value = arguments.popFirst().flatMap(Double.init), (30...240).contains(value) else { fail(usage) }
+        ScrollTrace.framesPerSecond = value
     case "--busy-threads":
         guard let value = arguments.popFirst().flatMap(Int.init), (0...16).contains(value) else { fail(usage) }
         busyThreads = value
@@ -131,6 +135,7 @@ for name in mainNames + slowNames where ScrollTraces.named(name) == nil { fail("
     case .png: options.append("--png")
     }
     if box != 64 { options.append("--box \(box)") }
+    if ScrollTrace.framesPerSecond != 60 { options.append("--hz \(fixed(ScrollTrace.framesPerSecond, 0))") }
     if LoaderKind.previewIntervalMilliseconds != 250 { options.append("--preview-ms \(LoaderKind.previewIntervalMilliseconds)") }
     if ScrollTraces.readSeconds != 0.8 { options.append("--read-ms \(Int((ScrollTraces.readSeconds * 1000).rounded()))") }
     if busyThreads > 0 { options.append("--busy-threads \(busyThreads)") }
@@ -162,7 +167,7 @@ do {
     let bench = try ScrollBenchmark(images: images, delayMilliseconds: delayMilliseconds,
                                     bytesPerSecond: Int(megabitsPerSecond * 1e6 / 8), box: box, busyThreads: busyThreads)
     defer { bench.stop() }
-    print("scroll benchmark: 60 Hz; fixed traces \(ScrollTraces.rows) rows, \(ScrollTraces.visibleRows) visible; sessions"
+    print("scroll benchmark: \(fixed(ScrollTrace.framesPerSecond, 0)) Hz; fixed traces \(ScrollTraces.rows) rows, \(ScrollTraces.visibleRows) visible; sessions"
           + " \(FlingSessions.rows) rows of 40-300 px on 600-1,000 px; cells of \(bench.box)x\(bench.box)")
     print("site: \(images.origin), \(images.averageBytes / 1024) KiB average; 127.0.0.1, \(delayMilliseconds) ms per response, "
           + (megabitsPerSecond > 0 ? "\(megabitsPerSecond) Mbit/s cap" : "no bandwidth cap"))
