@@ -396,6 +396,23 @@ final class SchedulingWindowTests: XCTestCase {
         XCTAssertEqual(l.seconds, w / 300, accuracy: 0.01)
     }
 
+    func testTheFitSpansTheLastQuarterSecondAtAnyRate() throws {
+        // Half a second at a steady 200 rows/s, then a decay of rate 4 for 0.3 s:
+        // a quarter second of samples sees only the decay. (Sixteen samples at 30 Hz
+        // spanned half a second and mixed the steady part in.)
+        for hz in [30.0, 60, 144, 240] {
+            var fit = DecelerationFit()
+            let frames = Int((0.8 * hz).rounded())
+            for frame in 0...frames {
+                let t = Double(frame) / hz
+                fit.add(milliseconds: 50_000 + Int64((t * 1000).rounded()), speed: t < 0.5 ? 200 : 200 * exp(-4 * (t - 0.5)))
+            }
+            let remainder = try XCTUnwrap(fit.remainder(stopSpeed: 0, dueSpeed: 10), "\(hz) Hz")
+            guard case .exponential(_, let rate) = remainder.curve else { return XCTFail("\(hz) Hz: \(remainder.curve)") }
+            XCTAssertEqual(rate, 4, accuracy: 0.1, "\(hz) Hz")
+        }
+    }
+
     func testTheFitKeepsTheExponentialUnlessTheLinearOneIsDecisivelyBetter() throws {
         // The first four frames of a UIKit fling (x0.998 a ms) as a loaded machine
         // called: 16, 19 and 14 ms apart. A line fits them a little better (0.47

@@ -78,9 +78,12 @@ struct DecelerationFit {
         }
     }
 
-    /// Enough for a stable fit over the last ~quarter second at 60 Hz; older samples
-    /// describe a speed the list no longer has.
-    static let capacity = 16
+    /// The samples of the last quarter second are fitted, whatever the host's frame
+    /// rate (16 at 60 Hz, as `LandingEstimate.windowSeconds`); older samples
+    /// describe a speed the list no longer has...
+    static let windowSeconds = LandingEstimate.windowSeconds
+    /// ...at most this many (a quarter second at 240 Hz), and at least 3.
+    static let capacity = LandingEstimate.maxWindow
 
     /// Slopes closer to zero are rounding noise of a steady speed, not a decay.
     static let minimumDecay = 1e-3
@@ -108,8 +111,12 @@ struct DecelerationFit {
 
     mutating func add(milliseconds: Int64, speed: Double) {
         guard speed.isFinite, speed > 0 else { return }
-        if samples.count == Self.capacity { samples.removeFirst() }
-        samples.append(Sample(time: Double(milliseconds) / 1000, speed: speed, logSpeed: log(speed)))
+        let time = Double(milliseconds) / 1000
+        while let first = samples.first,
+              samples.count >= Self.capacity || (samples.count > 2 && time - first.time > Self.windowSeconds) {
+            samples.removeFirst()
+        }
+        samples.append(Sample(time: time, speed: speed, logSpeed: log(speed)))
     }
 
     /// The rows left until the speed falls to `stopSpeed` (where the list stops),

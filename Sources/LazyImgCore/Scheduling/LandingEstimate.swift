@@ -103,7 +103,7 @@ public struct LandingEstimate: Sendable {
     }
 
     public let constants: Constants
-    /// The current fling, its last `memory` samples.
+    /// The current fling, its last `memorySeconds` of samples.
     private var samples: [Sample] = []
     private var stopSpeeds: [Double] = []
     private var calibrations = [Calibration](repeating: Calibration(), count: DecayCurve.exponents.count)
@@ -122,20 +122,43 @@ public struct LandingEstimate: Sendable {
     /// not passed them (near side) or while still fairly likely (far side), so a
     /// zone that wavers by a row does not cancel and restart its edges.
     private var held: Range<Int>?
+    /// Since when (the sample's time) the far end of `held` has been too unlikely to
+    /// keep; nil while it is likely enough.
+    private var farEndUnlikelySince: Double?
     /// This fling's last landing: kept while the rows grow too unsure to ask for
     /// (a curve family falling out of favour), rather than withdrawn.
     private var last: Landing?
 
-    /// The curves are fitted to this many of the last samples: a quarter second at
-    /// 60 Hz; older ones describe a speed the list no longer has.
-    static let window = 16
-    /// Samples kept of a fling: its last two seconds, where the checkpoints are.
-    static let memory = 120
+    /// The curves are fitted to the samples of the last quarter second, whatever the
+    /// host's frame rate (16 samples at 60 Hz, 31 at 120, 8 at 30; the extra 4 ms
+    /// is the jitter of the host's frame times); older ones describe a speed the
+    /// list no longer has. Counted in samples, a 120 Hz host's fits spanned an
+    /// eighth of a second and followed each frame's jitter (docs/performance.md,
+    /// "A host at 120 Hz").
+    static let windowSeconds = 0.254
+    /// At most this many samples a fit (a quarter second at 240 Hz), and at least 3.
+    static let maxWindow = 64
+    /// Samples kept of a fling: its last two seconds, where the checkpoints are...
+    static let memorySeconds = 2.0
+    /// ...at most this many (two seconds at 240 Hz): a host that calls faster keeps
+    /// less time, and the work of a sample stays bounded.
+    static let maxMemory = 512
     /// Flings remembered: the session's physics, not its first minute.
     static let remembered = 8
     /// A fling teaches its errors from these seconds before its end: about where
     /// landings are due.
     static let checkpoints: ClosedRange<Double> = 0.15...1.2
+    /// Rows asked for at the far end of a landing are withdrawn only once they have
+    /// been too unlikely to keep for this long. The zone is computed afresh at each
+    /// sample, and an edge row near the threshold falls out and comes back within a
+    /// frame or two: counted in samples, a 120 Hz host cancelled and restarted it
+    /// twice as often as a 60 Hz one.
+    static let withdrawSeconds = 0.1
+    /// No landing before the fling's samples span this: three samples at 60 Hz
+    /// (less 3 ms of jitter). Three samples at 144 Hz span 14 ms, over which the
+    /// release's first frames decide the fit; a landing due then was often a
+    /// screen past the rest.
+    static let minimumSpanSeconds = 0.03
     /// Stop speeds the first flings may have, in screens per second, and their
     /// weights: gliding to a crawl (Android, Qt, Flutter, GTK), or snapping to
     /// rest at a fraction of a screen a second, or at a few screens a second.
@@ -153,7 +176,7 @@ public struct LandingEstimate: Sendable {
     public init(constants: Constants = .tuned) {
         self.constants = constants
         calibrated = Array(repeating: (0, constants.priorSpread, 0), count: DecayCurve.exponents.count)
-        samples.reserveCapacity(Self.memory)
+        samples.reserveCapacity(Self.maxMemory)
     }
 
     /// Flings of this session that ended by themselves and were learned from.
@@ -172,7 +195,10 @@ public struct LandingEstimate: Sendable {
             guard seconds >= last.time else { return }
             distance = last.distance + (seconds - last.time) * (last.speed + speed) / 2
         }
-        if samples.count == Self.memory { samples.removeFirst() }
+        while let first = samples.first,
+              samples.count >= Self.maxMemory || seconds - first.time > Self.memorySeconds {
+            samples.removeFirst()
+        }
         let e = DecayCurve.exponents
         samples.append(Sample(time: seconds, speed: speed, distance: distance,
                               transformed: (DecayCurve.transform(speed, exponent: e[0]),
@@ -195,6 +221,7 @@ public struct LandingEstimate: Sendable {
         shapes = shapes.map { _ in ShapeFit() }
         flingStart = nil
         held = nil
+        farEndUnlikelySince = nil
         last = nil
     }
 
@@ -227,6 +254,8 @@ public struct LandingEstimate: Sendable {
     public mutating func landing(top: Int, screen: Int, forward: Bool, slowSpeed: Double,
                                  leadSeconds: Double) -> Landing? {
         let screen = max(1, screen)
+        guard let first = samples.first, let newest = samples.last,
+              newest.time - first.time >= Self.minimumSpanSeconds || held != nil else { return nil }
         // Offsets count in the direction of travel: going forward, offset j is the
         // row j below the top visible row; going back, the row j above the bottom one.
         func row(_ j: Int) -> Int { forward ? top.addingClamped(j) : top.addingClamped(screen) - j }
@@ -322,6 +351,15 @@ public struct LandingEstimate: Sendable {
             let b = forward ? held.upperBound - 1 - top : top + screen - held.lowerBound
             low = max(0, min(low, a))
             while high < b && visible(high + 1) >= constants.visibility / 2 { high += 1 }
+            let now = samples.last?.time ?? 0
+            if high >= b {
+                farEndUnlikelySince = nil
+            } else if let since = farEndUnlikelySince, now - since >= Self.withdrawSeconds {
+                farEndUnlikelySince = nil
+            } else {
+                if farEndUnlikelySince == nil { farEndUnlikelySince = now }
+                high = b
+            }
         }
         let rows = forward ? row(low)..<row(high).addingClamped(1) : row(high)..<row(low).addingClamped(1)
         held = rows
@@ -345,7 +383,11 @@ public struct LandingEstimate: Sendable {
     /// The curve of family `family` fitted to the window of samples ending at `end`.
     private func curve(_ family: Int, endingAt end: Int) -> DecayCurve? {
         guard end >= 2 else { return nil }
-        let start = max(0, end - Self.window + 1)
+        let endTime = samples[end].time
+        var start = end - 2
+        while start > 0 && end - start + 1 < Self.maxWindow && endTime - samples[start - 1].time <= Self.windowSeconds {
+            start -= 1
+        }
         return DecayCurve.fit(exponent: DecayCurve.exponents[family], count: end - start + 1,
                               times: { samples[start + $0].time },
                               transformed: { i in
