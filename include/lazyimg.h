@@ -713,8 +713,9 @@ lazyimg_status lazyimg_set_visible_range(lazyimg_loader *loader, size_t first, s
  *     catch, as a fling back or another fling begins, prefetches nothing.
  *     Since 0.4.0, a list still DECELERATING toward the rows given to
  *     lazyimg_set_scroll_target does not start the visible rows it leaves
- *     within half a second, outside the landing zone on the side it comes
- *     from. Requested, they wait, and start if the list rests short.
+ *     within the target's lead time (see lazyimg_set_scroll_target), outside
+ *     the landing zone on the side it comes from. Requested, they wait, and
+ *     start if the list rests short.
  *   DRAGGING or DECELERATING faster than that: nothing new starts; requests
  *     answer DEFERRED (memory hits are still served) and wait for the list to
  *     slow down or rest; work for rows that leave is cancelled.
@@ -757,8 +758,12 @@ lazyimg_status lazyimg_set_scroll_state(lazyimg_loader *loader, lazyimg_scroll_s
  * while the list still flies, ahead of everything but the visible rows: once
  * the DECELERATING velocities (at least three calls over 45 ms) say the list
  * will cover the distance to them, or slow below
- * slow_scroll_rows_per_second, within about half a second; at once when it is
- * already that slow. Without a target the loader estimates the landing zone
+ * slow_scroll_rows_per_second, within the lead time; at once when it is
+ * already that slow. The lead time is half a second until 8 downloads have
+ * ended; since 0.4.0 it is then twice the slowest of the loader's last 16
+ * downloads (start to decoded image), between 0.3 and 0.5 seconds,
+ * so on a fast network a fling flicked on again before it rests has started
+ * less. Without a target the loader estimates the landing zone
  * itself (see lazyimg_set_scroll_state). A paged list asks for its next page
  * as soon as the target nears the end. count 0
  * withdraws the target. The target is void after the next touch (DRAGGING

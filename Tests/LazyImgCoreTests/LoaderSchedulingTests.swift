@@ -73,13 +73,21 @@ final class LoaderSchedulingTests: XCTestCase {
         }
     }
 
-    /// A loader on 1,000 rows at rest on the first screen, loaded, and the downloads
-    /// started so far.
+    /// Loads the first screen as a slow network would: each download takes a quarter
+    /// second, so the host's target keeps the longest lead (`FetchDurations`).
+    private func loadSlowly(_ h: PolicyHarness) {
+        h.settle()  // started now...
+        h.clock.advance(by: 250)  // ...and ending a quarter second later
+        completeAll(h)
+    }
+
+    /// A loader on 1,000 rows at rest on the first screen, loaded slowly, and the
+    /// downloads started so far.
     private func restingOnTheFirstScreen() throws -> (PolicyHarness, Int) {
         let h = try PolicyHarness(maxConcurrent: 6)
         try h.loader.setItems(PolicyHarness.urls(1_000))
         try h.loader.setVisibleRange(first: 0, count: 10)
-        completeAll(h)
+        loadSlowly(h)
         return (h, h.transport.startedURLs.count)
     }
 
@@ -104,6 +112,24 @@ final class LoaderSchedulingTests: XCTestCase {
         completeAll(h)
         // The resting rows, then a quarter screen on the side the list comes from.
         XCTAssertEqual(Array(h.transport.startedURLs.dropFirst(started)), urls(300..<310) + urls([298, 299]))
+    }
+
+    func testOnAFastNetworkTheTargetStartsWhenItsRestIsOnlyAsFarAsTwoDownloads() throws {
+        let h = try PolicyHarness(maxConcurrent: 6)
+        try h.loader.setItems(PolicyHarness.urls(1_000))
+        try h.loader.setVisibleRange(first: 0, count: 10)
+        completeAll(h)  // at once: the lead is its shortest, 0.3 s
+        let started = h.transport.startedURLs.count
+        try h.loader.setScrollState(.dragging, velocity: 300)
+        try h.loader.setVisibleRange(first: 30, count: 10)
+        try h.loader.setScrollTarget(first: 300, count: 10)
+        // Braking x0.88 a frame, it slows below a screen a second ln(v / 10) / 8 s on.
+        try decelerate(h, Self.hardBraking)
+        XCTAssertEqual(h.transport.startedURLs.count, started, "at 170 rows/s the rest is 0.35 s away: not yet")
+        try decelerate(h, [150, 132, 116])
+        XCTAssertEqual(h.transport.startedURLs.count, started, "at 116 rows/s, 0.31 s")
+        try decelerate(h, [102])
+        XCTAssertEqual(Array(h.transport.startedURLs.dropFirst(started)), urls(300..<306), "at 102 rows/s, 0.29 s")
     }
 
     func testAFlingCaughtBeforeItsRestIsDueStartsNothingForItsTarget() throws {
@@ -224,7 +250,7 @@ final class LoaderSchedulingTests: XCTestCase {
         let h = try PolicyHarness(maxConcurrent: 6)
         try h.loader.setItems(PolicyHarness.urls(1_000))
         try h.loader.setVisibleRange(first: 0, count: 10)
-        completeAll(h)
+        loadSlowly(h)
         try h.loader.setScrollState(.decelerating, velocity: 300)
         try h.loader.setVisibleRange(first: 40, count: 10)
         try h.loader.setScrollTarget(first: 300, count: 10)

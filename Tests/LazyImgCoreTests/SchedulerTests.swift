@@ -139,6 +139,32 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.stats.downloadsCoalesced, 1)
     }
 
+    /// Downloads the visible rows `rows` at rest, row r ending `milliseconds(r)` after
+    /// they all started.
+    private func downloadAtRest(_ rows: Range<Int>, taking milliseconds: (Int) -> Int64) {
+        XCTAssertEqual(started(frame(.idle, velocity: 0, visible: rows)), Set(rows))
+        let startedAt = now
+        for row in rows.sorted(by: { milliseconds($0) < milliseconds($1) }) {
+            now = startedAt + milliseconds(row)
+            _ = downloaded(row, .success([1]))
+            XCTAssertEqual(decoded(row), ["cache \(row)"])
+        }
+    }
+
+    func testTheTargetsLeadIsTwiceTheSlowestRecentDownload() {
+        XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.5, "nothing downloaded yet: the longest lead")
+        downloadAtRest(0..<7) { 100 + 10 * Int64($0) }
+        XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.5, "seven downloads are too few to time")
+        downloadAtRest(7..<8) { _ in 100 }
+        XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.32, accuracy: 1e-9, "twice the slowest, 160 ms")
+        downloadAtRest(8..<16) { _ in 40 }
+        XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.32, accuracy: 1e-9, "the slow one is among the last 16")
+        downloadAtRest(16..<23) { _ in 40 }
+        XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.3, "never under the fit's span and a bit")
+        downloadAtRest(23..<24) { _ in 900 }
+        XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.5, "at most half a second")
+    }
+
     func testAFastListHoldsItsRequestsUntilItRests() {
         XCTAssertEqual(feed(.scroll(.dragging, velocity: 100, at: now)), [])
         XCTAssertEqual(feed(.visible(50..<53)), [], "ten screens a second: nothing starts")

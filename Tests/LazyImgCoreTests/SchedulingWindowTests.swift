@@ -147,9 +147,13 @@ final class SchedulingWindowTests: XCTestCase {
         }
     }
 
-    func testTheTargetIsDueOnlyWhenTheFittedDecayBringsTheRestWithinTheLead() {
-        // UIKit's decay (x0.998 a ms): 400 rows/s takes 1.5 s to stop at 20 rows/s,
-        // ~187 rows on; the toolkit says where.
+    /// A UIKit fling (x0.998 a ms) from 400 rows/s toward the toolkit's target: how
+    /// long before its rest (at 20 rows/s) the view first has a landing zone, with
+    /// the target's lead at `lead` seconds. Checks that nothing is due over 70 rows/s,
+    /// and the zone once due.
+    private func secondsLeftWhenTheTargetIsDue(lead: Double, file: StaticString = #filePath,
+                                              line: UInt = #line) -> Double {
+        // 400 rows/s takes 1.5 s to stop at 20 rows/s, ~187 rows on.
         var rest = 0.0, speed = 400.0
         while speed * pow(0.998, 16) >= 20 {
             speed *= pow(0.998, 16)
@@ -157,20 +161,13 @@ final class SchedulingWindowTests: XCTestCase {
         }
         let target = Int(rest)
         var view = view()
+        view.targetLeadSeconds = lead
         view.setVisible(0..<10)
         view.setScroll(.decelerating, velocity: 400, now: 0)
         view.setTarget(target..<target + 10)
-        XCTAssertEqual(view.window().motion, .flying, "just released: where, not yet when")
+        XCTAssertEqual(view.window().motion, .flying, "just released: where, not yet when", file: file, line: line)
         var now: Int64 = 0, position = 0.0
         speed = 400
-        while speed > 70 {
-            now += 16
-            speed *= pow(0.998, 16)
-            position += speed * 0.016
-            view.setScroll(.decelerating, velocity: speed, now: now)
-            view.setVisible(Int(position)..<Int(position) + 10)
-            XCTAssertTrue(view.window().landing.isEmpty, "at \(Int(speed)) rows/s, \(now) ms in: not due")
-        }
         while view.window().landing.isEmpty && speed > 20 {
             now += 16
             speed *= pow(0.998, 16)
@@ -178,12 +175,25 @@ final class SchedulingWindowTests: XCTestCase {
             view.setScroll(.decelerating, velocity: speed, now: now)
             view.setVisible(Int(position)..<Int(position) + 10)
         }
+        XCTAssertLessThanOrEqual(speed, 70, "first due \(now) ms in, at \(Int(speed)) rows/s", file: file, line: line)
+        XCTAssertEqual(view.window().motion, .landing, file: file, line: line)
+        XCTAssertEqual(view.window().landing, target - 2..<target + 10,
+                       "the target and two rows on the side the list comes from", file: file, line: line)
         // It stops at 20 rows/s: ln(speed / 20) / 2 seconds from now.
-        let left = log(speed / 20) / 2
-        XCTAssertGreaterThan(left, 0.4, "due about half a second before the rest, at \(Int(speed)) rows/s")
+        return log(speed / 20) / 2
+    }
+
+    func testTheTargetIsDueOnlyWhenTheFittedDecayBringsTheRestWithinTheLead() {
+        let left = secondsLeftWhenTheTargetIsDue(lead: ViewState.landingLeadSeconds)
+        XCTAssertGreaterThan(left, 0.4, "due about half a second before the rest")
         XCTAssertLessThanOrEqual(left, 0.55)
-        XCTAssertEqual(view.window().motion, .landing)
-        XCTAssertEqual(view.window().landing, target - 2..<target + 10, "the target and two rows on the side the list comes from")
+    }
+
+    func testTheTargetIsDueThatMuchLaterWithAShorterLead() {
+        // What the scheduler sets once its downloads took at most 150 ms.
+        let left = secondsLeftWhenTheTargetIsDue(lead: 0.3)
+        XCTAssertGreaterThan(left, 0.24, "due about 0.3 s before the rest")
+        XCTAssertLessThanOrEqual(left, 0.33)
     }
 
     func testTheLandingZoneStaysWantedFromIdleUntilTheFinalRange() {

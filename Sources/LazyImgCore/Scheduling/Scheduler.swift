@@ -58,6 +58,8 @@ final class Scheduler {
     var starts = StartRateLimiter()
     var failures: FailureRecords
     var hostBackoff: HostBackoff
+    /// What this loader's downloads take: the lead of the host's landing zone.
+    var fetchDurations = FetchDurations()
     /// Live image tickets: a ticket leaves this table exactly when its event is decided.
     private(set) var tickets: [UInt64: Ticket] = [:]
     private(set) var jobs: [CacheKey: Job] = [:]
@@ -386,6 +388,7 @@ final class Scheduler {
         let validators = withJob(key) { job in
             job.phase = .downloading(id)
             job.startRow = row ?? job.tickets.anyRow
+            job.downloadStartedAt = now
             return job.staleCopy?.metadata.validatorHeaders
         } ?? nil
         jobByTransfer[id] = key
@@ -602,6 +605,7 @@ final class Scheduler {
             let job = jobs[key].flatMap { $0.id == jobID ? $0 : nil }
             if let job {
                 jobs[key] = nil
+                if let started = job.downloadStartedAt { downloadDidTake(now &- started) }
                 // Fetched unasked, then asked for while it downloaded or decoded.
                 if !job.tickets.isEmpty && prefetch.shown(key) { stats.prefetchHits += 1 }
             }
@@ -613,6 +617,13 @@ final class Scheduler {
             guard let job = jobs[key], job.id == jobID else { return }
             fail(key, error, httpStatus: httpStatus, message: message)
         }
+    }
+
+    /// A download ended in an image `milliseconds` after it started: the host's
+    /// landing zones start that much sooner or later.
+    private func downloadDidTake(_ milliseconds: Int64) {
+        fetchDurations.record(milliseconds: milliseconds)
+        view.targetLeadSeconds = fetchDurations.landingLeadSeconds
     }
 
     /// Ends every ticket of the job with `error` and remembers the failure, so the URL

@@ -54,6 +54,10 @@ public struct ViewState: Sendable {
     /// the benchmark's 40 ms server) with room for a second round of downloads.
     /// Earlier, the estimate still moves and the fling may yet be caught.
     static let landingLeadSeconds = 0.5
+    /// The lead for the host's target: the loader's own downloads time it
+    /// (`FetchDurations`), as they cannot time the estimate's, which is unsure of the
+    /// rest's time as much as of its place.
+    var targetLeadSeconds = ViewState.landingLeadSeconds
     /// The deceleration samples that time a host's target span at least this: three
     /// frames at 60 Hz, a tenth of the lead.
     static let targetSampleSeconds = 0.045
@@ -194,7 +198,8 @@ public struct ViewState: Sendable {
             // rows it left blank would then be blank at rest.
             if scroll == .decelerating, target != nil, !window.landing.isEmpty {
                 window.passing = Self.passing(visible, landing: window.landing, direction: direction,
-                                              rows: Self.rowsLeaving(speed: speed, screen: visible.count))
+                                              rows: Self.rowsLeaving(speed: speed, screen: visible.count,
+                                                                    leadSeconds: targetLeadSeconds))
             }
         } else {
             window.motion = window.landing.isEmpty ? .flying : .landing
@@ -203,10 +208,10 @@ public struct ViewState: Sendable {
     }
 
     /// How many rows at the trailing edge a list at `speed` rows a second leaves
-    /// within the landing lead time, counting the edge row as half gone already.
-    static func rowsLeaving(speed: Double, screen: Int) -> Int {
+    /// within `leadSeconds`, counting the edge row as half gone already.
+    static func rowsLeaving(speed: Double, screen: Int, leadSeconds: Double = landingLeadSeconds) -> Int {
         guard speed.isFinite, speed > 0 else { return 0 }
-        return Int((min(speed * landingLeadSeconds, Double(max(0, screen))) + 0.5).rounded(.down))
+        return Int((min(speed * leadSeconds, Double(max(0, screen))) + 0.5).rounded(.down))
     }
 
     /// The visible rows a list travelling `rows` more rows in `direction` leaves,
@@ -228,7 +233,6 @@ public struct ViewState: Sendable {
     private func restingRows(from visible: Range<Int>, screen: Int)
         -> (rows: Range<Int>, before: Int, after: Int)?
     {
-        let last = max(0, rowCount - screen)
         if let target {
             // A target past the end moves back by its own length, not the screen's:
             // the visible count changes by one as rows are cut at the edges, and rows
@@ -250,11 +254,12 @@ public struct ViewState: Sendable {
         return (rest, max(0, rest.lowerBound - rows.lowerBound), max(0, rows.upperBound - rest.upperBound))
     }
 
-    /// Whether a list decelerating toward the host's target is due to rest within the
-    /// lead time, `distance` rows from now. The target says where, not when, and a
-    /// fling is often caught or reversed on its way (then every download started for
-    /// the target is wasted): so the target's rows start when the fitted decay says
-    /// the list is that close to resting, or to slowing below the slow-scroll speed.
+    /// Whether a list decelerating toward the host's target is due to rest within
+    /// `targetLeadSeconds`, `distance` rows from now. The target says where, not when,
+    /// and a fling is often caught or reversed on its way (then every download
+    /// started for the target is wasted): so the target's rows start when the fitted
+    /// decay says the list is that close to resting, or to slowing below the
+    /// slow-scroll speed.
     /// Samples at a steady speed time the distance at that speed. Until the samples
     /// span `targetSampleSeconds` (a fling just released, at its fastest) nothing is
     /// due yet: a decay fitted over less, or frames run late back to back, can
@@ -271,7 +276,7 @@ public struct ViewState: Sendable {
         } else {
             seconds = velocity == 0 ? 0 : distance / abs(velocity)
         }
-        return seconds <= Self.landingLeadSeconds
+        return seconds <= targetLeadSeconds
     }
 }
 
