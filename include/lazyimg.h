@@ -759,11 +759,12 @@ lazyimg_status lazyimg_set_scroll_state(lazyimg_loader *loader, lazyimg_scroll_s
  * the DECELERATING velocities (at least three calls over 45 ms) say the list
  * will cover the distance to them, or slow below
  * slow_scroll_rows_per_second, within the lead time; at once when it is
- * already that slow. The lead time is half a second until 8 downloads have
- * ended; since 0.4.0 it is then twice the slowest of the loader's last 16
- * downloads (start to decoded image), between 0.3 and 0.5 seconds,
- * so on a fast network a fling flicked on again before it rests has started
- * less. Without a target the loader estimates the landing zone
+ * already that slow. The lead time is half a second until 8 downloads from
+ * the network have ended in an image; since 0.4.0 it is then twice the
+ * slowest of the loader's last 16 such downloads (start to decoded image),
+ * between 0.3 and 0.5 seconds, so on a fast network a fling flicked on again
+ * before it rests has started less. A lead that shrinks waits for the fling
+ * toward a target to end, so a zone once due stays due. Without a target the loader estimates the landing zone
  * itself (see lazyimg_set_scroll_state). A paged list asks for its next page
  * as soon as the target nears the end. count 0
  * withdraws the target. The target is void after the next touch (DRAGGING

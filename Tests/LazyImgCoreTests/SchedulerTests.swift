@@ -117,14 +117,14 @@ final class SchedulerTests: XCTestCase {
         return feed(.downloaded(id, DataResponse(result: result, httpStatus: status), encoded: nil, wallClock: 0))
     }
 
-    private func decoded(_ row: Int) -> [String] {
+    private func decoded(_ row: Int, source: ImageSource = .network) -> [String] {
         guard let work = decodes[key(row)] else {
             XCTFail("row \(row) never went to decode")
             return []
         }
         let image = DecodedImage(width: work.bytes.count, height: 1, sourceWidth: work.bytes.count, sourceHeight: 1)!
         return feed(.decoded(job: work.job, key: work.key, .success(image), httpStatus: 200, message: "",
-                             source: .network, releasedBytes: work.bytes.count))
+                             source: source, releasedBytes: work.bytes.count))
     }
 
     func testAVisibleRowStartsThenDecodesThenAnswersItsTicket() {
@@ -140,14 +140,15 @@ final class SchedulerTests: XCTestCase {
     }
 
     /// Downloads the visible rows `rows` at rest, row r ending `milliseconds(r)` after
-    /// they all started.
-    private func downloadAtRest(_ rows: Range<Int>, taking milliseconds: (Int) -> Int64) {
+    /// they all started, its image from `source`.
+    private func downloadAtRest(_ rows: Range<Int>, source: ImageSource = .network,
+                                taking milliseconds: (Int) -> Int64) {
         XCTAssertEqual(started(frame(.idle, velocity: 0, visible: rows)), Set(rows))
         let startedAt = now
         for row in rows.sorted(by: { milliseconds($0) < milliseconds($1) }) {
             now = startedAt + milliseconds(row)
             _ = downloaded(row, .success([1]))
-            XCTAssertEqual(decoded(row), ["cache \(row)"])
+            XCTAssertEqual(decoded(row, source: source), ["cache \(row)"])
         }
     }
 
@@ -163,6 +164,12 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.3, "never under the fit's span and a bit")
         downloadAtRest(23..<24) { _ in 900 }
         XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.5, "at most half a second")
+
+        // A 304 that revalidated a disk copy, or a stale copy served on an error,
+        // answers from the disk: a round trip or a failure, not a download's time.
+        start(prefetchRows: 0)
+        downloadAtRest(0..<8, source: .disk) { _ in 10 }
+        XCTAssertEqual(scheduler.view.targetLeadSeconds, 0.5)
     }
 
     func testAFastListHoldsItsRequestsUntilItRests() {

@@ -161,7 +161,7 @@ final class SchedulingWindowTests: XCTestCase {
         }
         let target = Int(rest)
         var view = view()
-        view.targetLeadSeconds = lead
+        view.setTargetLead(lead)
         view.setVisible(0..<10)
         view.setScroll(.decelerating, velocity: 400, now: 0)
         view.setTarget(target..<target + 10)
@@ -187,6 +187,40 @@ final class SchedulingWindowTests: XCTestCase {
         let left = secondsLeftWhenTheTargetIsDue(lead: ViewState.landingLeadSeconds)
         XCTAssertGreaterThan(left, 0.4, "due about half a second before the rest")
         XCTAssertLessThanOrEqual(left, 0.55)
+    }
+
+    func testTheTargetsLeadShrinksOnlyOnceNoFlingIsOnItsWayToATarget() {
+        var view = view()
+        view.setVisible(0..<10)
+        var now: Int64 = 0
+        for speed in [250.0, 220, 194, 170] {  // braking x0.88 a frame: 0.35 s from slow
+            now += 16
+            view.setScroll(.decelerating, velocity: speed, now: now)
+        }
+        view.setTarget(300..<310)
+        XCTAssertEqual(view.window().landing, 298..<310, "due within half a second")
+        view.setTargetLead(0.3)
+        XCTAssertEqual(view.targetLeadSeconds, 0.5, "the zone already due stays due...")
+        view.setTarget(300..<310)
+        XCTAssertEqual(view.targetLeadSeconds, 0.5, "(the same target again is no new fling)")
+        XCTAssertEqual(view.window().landing, 298..<310)
+        now += 16
+        view.setScroll(.decelerating, velocity: 150, now: now)
+        XCTAssertEqual(view.window().landing, 298..<310, "...for the rest of the fling")
+        view.setTargetLead(0.4)
+        XCTAssertEqual(view.targetLeadSeconds, 0.5)
+        view.setTargetLead(0.6)
+        XCTAssertEqual(view.targetLeadSeconds, 0.6, "a longer lead applies at once")
+        view.setTargetLead(0.3)
+        view.setScroll(.idle, velocity: 0, now: now + 16)
+        XCTAssertEqual(view.targetLeadSeconds, 0.3, "at rest the shorter one applies")
+        view.setTargetLead(0.45)
+        XCTAssertEqual(view.targetLeadSeconds, 0.45)
+        view.setScroll(.decelerating, velocity: 200, now: now + 32)
+        view.setTarget(400..<410)
+        view.setTargetLead(0.3)
+        view.setTarget(500..<510)
+        XCTAssertEqual(view.targetLeadSeconds, 0.3, "and for a new target")
     }
 
     func testTheTargetIsDueThatMuchLaterWithAShorterLead() {
@@ -232,6 +266,19 @@ final class SchedulingWindowTests: XCTestCase {
         view.setScroll(.idle, velocity: 0, now: now + 16)
         XCTAssertEqual(view.window().query(at: 0)?.rows, 2..<12, "at rest every visible row loads")
 
+        // With the lead of a fast network, the rows it leaves within 0.3 s.
+        var shorter = self.view()
+        shorter.setTargetLead(0.3)
+        shorter.setVisible(0..<10)
+        now = 0
+        for speed in [9.0, 8, 7, 6, 5] {
+            now += 16
+            shorter.setScroll(.decelerating, velocity: speed, now: now)
+        }
+        shorter.setVisible(2..<12)
+        shorter.setTarget(40..<50)
+        XCTAssertEqual(shorter.window().query(at: 0)?.rows, 4..<12)
+
         // Forty rows on screen, slowing from 39 to 32 rows a second: the estimate's
         // zone starts four rows past the top, which the list would leave within
         // half a second, and holds them all the same.
@@ -258,11 +305,12 @@ final class SchedulingWindowTests: XCTestCase {
                        "the zone covers the screen: nothing leaves")
         XCTAssertEqual(ViewState.passing(10..<20, landing: 30..<40, direction: .forward, rows: 50), 10..<20)
         // Half a second of travel, the edge row counted half gone, at most a screen.
-        XCTAssertEqual(ViewState.rowsLeaving(speed: 8, screen: 8), 4)
-        XCTAssertEqual(ViewState.rowsLeaving(speed: 3, screen: 4), 2, "the second row leaves at 0.5 s")
-        XCTAssertEqual(ViewState.rowsLeaving(speed: 0.4, screen: 4), 0)
-        XCTAssertEqual(ViewState.rowsLeaving(speed: 1e300, screen: 4), 4)
-        XCTAssertEqual(ViewState.rowsLeaving(speed: .nan, screen: 4), 0)
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 8, screen: 8, leadSeconds: 0.5), 4)
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 3, screen: 4, leadSeconds: 0.5), 2, "the second row leaves at 0.5 s")
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 3, screen: 4, leadSeconds: 0.3), 1, "...after 0.3 s")
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 0.4, screen: 4, leadSeconds: 0.5), 0)
+        XCTAssertEqual(ViewState.rowsLeaving(speed: 1e300, screen: 4, leadSeconds: 0.5), 4)
+        XCTAssertEqual(ViewState.rowsLeaving(speed: .nan, screen: 4, leadSeconds: 0.5), 0)
     }
 
     func testSamplesAtASteadySpeedTimeTheTargetAtThatSpeed() {

@@ -22,7 +22,7 @@ struct Job {
     var prefetchRow: Int?
     /// The row the download was started for: where an unasked-for image belongs.
     var startRow: Int?
-    /// When its latest download started, on the loader's clock (`FetchDurations`).
+    /// When its latest download started, on the loader's clock (`DownloadDurations`).
     var downloadStartedAt: Int64?
     /// Nothing wants it any more, but its download was nearly done: it finishes
     /// into the cache.

@@ -59,7 +59,7 @@ final class Scheduler {
     var failures: FailureRecords
     var hostBackoff: HostBackoff
     /// What this loader's downloads take: the lead of the host's landing zone.
-    var fetchDurations = FetchDurations()
+    var downloadDurations = DownloadDurations()
     /// Live image tickets: a ticket leaves this table exactly when its event is decided.
     private(set) var tickets: [UInt64: Ticket] = [:]
     private(set) var jobs: [CacheKey: Job] = [:]
@@ -605,7 +605,9 @@ final class Scheduler {
             let job = jobs[key].flatMap { $0.id == jobID ? $0 : nil }
             if let job {
                 jobs[key] = nil
-                if let started = job.downloadStartedAt { downloadDidTake(now &- started) }
+                // A revalidation or a stale copy served on an error comes as `.disk`: a
+                // round trip or a failure, not a download's time.
+                if source == .network, let started = job.downloadStartedAt { downloadDidTake(now &- started) }
                 // Fetched unasked, then asked for while it downloaded or decoded.
                 if !job.tickets.isEmpty && prefetch.shown(key) { stats.prefetchHits += 1 }
             }
@@ -622,8 +624,8 @@ final class Scheduler {
     /// A download ended in an image `milliseconds` after it started: the host's
     /// landing zones start that much sooner or later.
     private func downloadDidTake(_ milliseconds: Int64) {
-        fetchDurations.record(milliseconds: milliseconds)
-        view.targetLeadSeconds = fetchDurations.landingLeadSeconds
+        downloadDurations.record(milliseconds: milliseconds)
+        view.setTargetLead(downloadDurations.targetLeadSeconds)
     }
 
     /// Ends every ticket of the job with `error` and remembers the failure, so the URL

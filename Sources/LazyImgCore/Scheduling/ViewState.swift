@@ -55,9 +55,13 @@ public struct ViewState: Sendable {
     /// Earlier, the estimate still moves and the fling may yet be caught.
     static let landingLeadSeconds = 0.5
     /// The lead for the host's target: the loader's own downloads time it
-    /// (`FetchDurations`), as they cannot time the estimate's, which is unsure of the
+    /// (`DownloadDurations`), as they cannot time the estimate's, which is unsure of the
     /// rest's time as much as of its place.
-    var targetLeadSeconds = ViewState.landingLeadSeconds
+    private(set) var targetLeadSeconds = ViewState.landingLeadSeconds
+    /// A shorter lead learnt while the list decelerates toward a target: it waits for
+    /// the fling to end, or a zone already due would stop being due, and its rows
+    /// would stop and start again a few frames later.
+    private var shorterTargetLead: Double?
     /// The deceleration samples that time a host's target span at least this: three
     /// frames at 60 Hz, a tenth of the lead.
     static let targetSampleSeconds = 0.045
@@ -108,6 +112,7 @@ public struct ViewState: Sendable {
         }
         scroll = state
         self.velocity = velocity
+        if state != .decelerating || target == nil { takeShorterTargetLead() }
         let stopSpeed = estimate.learnedStopSpeed
         decelerationRemainder = state == .decelerating
             ? deceleration.remainder(stopSpeed: stopSpeed, dueSpeed: max(stopSpeed, slowSpeed)) : nil
@@ -141,7 +146,28 @@ public struct ViewState: Sendable {
 
     /// The host's prediction of the resting rows; an empty range withdraws it.
     public mutating func setTarget(_ rows: Range<Int>) {
-        target = rows.isEmpty ? nil : rows
+        let new = rows.isEmpty ? nil : rows
+        // A host may repeat the same target every frame: that is no new fling.
+        if new != target { takeShorterTargetLead() }
+        target = new
+    }
+
+    /// The lead the loader's downloads call for (`DownloadDurations`). It grows at
+    /// once; it shrinks once no fling is on its way to a target.
+    mutating func setTargetLead(_ seconds: Double) {
+        if seconds < targetLeadSeconds && scroll == .decelerating && target != nil {
+            shorterTargetLead = seconds
+        } else {
+            targetLeadSeconds = seconds
+            shorterTargetLead = nil
+        }
+    }
+
+    /// A new target, or none to fly toward: the lead learnt meanwhile applies.
+    private mutating func takeShorterTargetLead() {
+        guard let shorter = shorterTargetLead else { return }
+        targetLeadSeconds = shorter
+        shorterTargetLead = nil
     }
 
     /// A reversal voids the samples and the target of the old direction.
@@ -209,7 +235,7 @@ public struct ViewState: Sendable {
 
     /// How many rows at the trailing edge a list at `speed` rows a second leaves
     /// within `leadSeconds`, counting the edge row as half gone already.
-    static func rowsLeaving(speed: Double, screen: Int, leadSeconds: Double = landingLeadSeconds) -> Int {
+    static func rowsLeaving(speed: Double, screen: Int, leadSeconds: Double) -> Int {
         guard speed.isFinite, speed > 0 else { return 0 }
         return Int((min(speed * leadSeconds, Double(max(0, screen))) + 0.5).rounded(.down))
     }
