@@ -763,8 +763,9 @@ lazyimg_status lazyimg_set_scroll_state(lazyimg_loader *loader, lazyimg_scroll_s
  * the network have ended in an image; since 0.4.0 it is then twice the
  * slowest of the loader's last 16 such downloads (start to decoded image),
  * between 0.3 and 0.5 seconds, so on a fast network a fling flicked on again
- * before it rests has started less. A lead that shrinks waits for the fling
- * toward a target to end, so a zone once due stays due. Without a target the loader estimates the landing zone
+ * before it rests has started less. Once due, the zone stays due for the
+ * rest of the fling (until a touch, IDLE, a turn or another target). Without
+ * a target the loader estimates the landing zone
  * itself (see lazyimg_set_scroll_state). A paged list asks for its next page
  * as soon as the target nears the end. count 0
  * withdraws the target. The target is void after the next touch (DRAGGING

@@ -625,7 +625,7 @@ final class Scheduler {
     /// landing zones start that much sooner or later.
     private func downloadDidTake(_ milliseconds: Int64) {
         downloadDurations.record(milliseconds: milliseconds)
-        view.setTargetLead(downloadDurations.targetLeadSeconds)
+        view.targetLeadSeconds = downloadDurations.targetLeadSeconds
     }
 
     /// Ends every ticket of the job with `error` and remembers the failure, so the URL

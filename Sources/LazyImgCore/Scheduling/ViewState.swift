@@ -11,7 +11,14 @@ public struct ViewState: Sendable {
     public private(set) var direction: ScrollDirection = .forward
     /// Where the host says the list will rest; void after the next touch, at rest,
     /// or when the list turns away from it.
-    public private(set) var target: Range<Int>?
+    public private(set) var target: Range<Int>? {
+        didSet { if target != oldValue { targetWasDue = false } }
+    }
+    /// The host's target came due in this fling: it stays due until the fling ends
+    /// or the target changes. The fit's answer wavers from frame to frame, and the
+    /// lead shortens as downloads end; a zone that stopped being due would stop its
+    /// rows and start them again a few frames later.
+    private var targetWasDue = false
     /// The list's length, to clamp the windows to.
     public var rowCount = 0
     /// Rows past the visible range to prefetch at rest; nil = what the fastest slow
@@ -57,11 +64,7 @@ public struct ViewState: Sendable {
     /// The lead for the host's target: the loader's own downloads time it
     /// (`DownloadDurations`), as they cannot time the estimate's, which is unsure of the
     /// rest's time as much as of its place.
-    private(set) var targetLeadSeconds = ViewState.landingLeadSeconds
-    /// A shorter lead learnt while the list decelerates toward a target: it waits for
-    /// the fling to end, or a zone already due would stop being due, and its rows
-    /// would stop and start again a few frames later.
-    private var shorterTargetLead: Double?
+    var targetLeadSeconds = ViewState.landingLeadSeconds
     /// The deceleration samples that time a host's target span at least this: three
     /// frames at 60 Hz, a tenth of the lead.
     static let targetSampleSeconds = 0.045
@@ -83,6 +86,7 @@ public struct ViewState: Sendable {
             updateLanding()
             rangeUpdatedLanding = true
         }
+        noteWhetherTargetIsDue()
     }
 
     /// A non-zero velocity sets the direction (positive = toward higher rows). While
@@ -112,12 +116,12 @@ public struct ViewState: Sendable {
         }
         scroll = state
         self.velocity = velocity
-        if state != .decelerating || target == nil { takeShorterTargetLead() }
         let stopSpeed = estimate.learnedStopSpeed
         decelerationRemainder = state == .decelerating
             ? deceleration.remainder(stopSpeed: stopSpeed, dueSpeed: max(stopSpeed, slowSpeed)) : nil
         if state != .decelerating || !rangeUpdatedLanding { updateLanding() }
         rangeUpdatedLanding = false
+        noteWhetherTargetIsDue()
     }
 
     /// The estimate's landing for the latest sample and visible range: after each
@@ -146,28 +150,24 @@ public struct ViewState: Sendable {
 
     /// The host's prediction of the resting rows; an empty range withdraws it.
     public mutating func setTarget(_ rows: Range<Int>) {
-        let new = rows.isEmpty ? nil : rows
-        // A host may repeat the same target every frame: that is no new fling.
-        if new != target { takeShorterTargetLead() }
-        target = new
+        // The same target again (a host may send it every frame) stays due.
+        target = rows.isEmpty ? nil : rows
+        noteWhetherTargetIsDue()
     }
 
-    /// The lead the loader's downloads call for (`DownloadDurations`). It grows at
-    /// once; it shrinks once no fling is on its way to a target.
-    mutating func setTargetLead(_ seconds: Double) {
-        if seconds < targetLeadSeconds && scroll == .decelerating && target != nil {
-            shorterTargetLead = seconds
-        } else {
-            targetLeadSeconds = seconds
-            shorterTargetLead = nil
-        }
+    /// Once due, the host's target stays due for the rest of its fling
+    /// (`targetWasDue`). Only a fling latches it: a target given while the finger
+    /// still drags slowly may yet be flung fast.
+    private mutating func noteWhetherTargetIsDue() {
+        guard !targetWasDue, scroll == .decelerating, let target, let visible else { return }
+        targetWasDue = restIsDue(travelling: Double(abs(targetStart(target) - visible.lowerBound)))
     }
 
-    /// A new target, or none to fly toward: the lead learnt meanwhile applies.
-    private mutating func takeShorterTargetLead() {
-        guard let shorter = shorterTargetLead else { return }
-        targetLeadSeconds = shorter
-        shorterTargetLead = nil
+    /// Where a target's rows start: one past the end moves back by its own length,
+    /// not the screen's (the visible count changes by one as rows are cut at the
+    /// edges, and rows at the zone's edge would leave and come back with it).
+    private func targetStart(_ target: Range<Int>) -> Int {
+        min(target.lowerBound, max(0, rowCount - target.count))
     }
 
     /// A reversal voids the samples and the target of the old direction.
@@ -260,11 +260,8 @@ public struct ViewState: Sendable {
         -> (rows: Range<Int>, before: Int, after: Int)?
     {
         if let target {
-            // A target past the end moves back by its own length, not the screen's:
-            // the visible count changes by one as rows are cut at the edges, and rows
-            // at the zone's edge would leave and come back with it.
-            let first = min(target.lowerBound, max(0, rowCount - target.count))
-            guard restIsDue(travelling: Double(abs(first - visible.lowerBound))) else { return nil }
+            let first = targetStart(target)
+            guard targetWasDue || restIsDue(travelling: Double(abs(first - visible.lowerBound))) else { return nil }
             // The toolkit knows where it rests: the margin is only the rows the list
             // shows as it slows into place, on the side it comes from.
             let margin = max(1, screen / 4)
