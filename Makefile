@@ -49,7 +49,7 @@ IMAGE_SERVER := $(CHECKS_C)/image_server.c
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-frame-split bench-code-pages bench-decode check-code-layout bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-frame-split bench-code-pages bench-wake bench-decode check-code-layout bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -308,6 +308,15 @@ bench-code-pages:
 	@mkdir -p build
 	$(CC) -std=c99 -O2 $(STRICT) $(BENCH_C)/bench_code_pages.c -o build/bench_code_pages
 	./build/bench_code_pages
+
+# What the UI thread pays to wake a sleeping thread after a frame's gap: the eventfd
+# write lazyimg makes, a raw futex wake and LazyTable's pthread_cond_signal, in turn
+# (prints tables; about 25 s). A 60 Hz pace, about 30 s:
+# make bench-wake BENCH_WAKE_ARGS="--wakes 600 --gap-ms 16".
+bench-wake:
+	@mkdir -p build
+	$(CC) -std=c11 -O2 $(STRICT) $(BENCH_C)/bench_wake.c -o build/bench_wake -lpthread
+	./build/bench_wake $(BENCH_WAKE_ARGS)
 
 # How long 10 rows take to land from a 40 ms loopback server under the old and new
 # connection defaults (release build; prints a table).
