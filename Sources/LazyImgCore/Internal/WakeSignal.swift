@@ -52,11 +52,17 @@ final class WakeSignal: Sendable {
     /// unless `hasWork` finds work once the mode is announced.
     func sleep(_ how: Mode, milliseconds: Int64?, unless hasWork: () -> Bool) {
         mode.store(how.rawValue, ordering: .sequentiallyConsistent)
-        defer { mode.store(Mode.running.rawValue, ordering: .sequentiallyConsistent) }
-        guard !hasWork() else { return }
+        guard !hasWork() else {
+            mode.store(Mode.running.rawValue, ordering: .sequentiallyConsistent)
+            return
+        }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, milliseconds.map { Int32(clamping: max(0, $0)) } ?? -1)
         if descriptor.revents & Int16(POLLIN) != 0 { lazyimg_eventfd_drain(fd) }
+        // Running before the last wake is forgotten: a caller in between sees the
+        // worker awake and writes nothing, where the other order let it write a
+        // second time for a worker already on its way.
+        mode.store(Mode.running.rawValue, ordering: .sequentiallyConsistent)
         pending.store(false, ordering: .sequentiallyConsistent)
     }
 }

@@ -142,7 +142,9 @@ final class SchedulerLoop: @unchecked Sendable {
     /// false): folded into the latest of its kind instead of queued.
     func fold(view input: SchedulerInput, urgent: Bool) {
         foldedView.withLock { $0.fold(input) }
-        viewCallsFolded.add(1, ordering: .releasing)
+        // Sequentially consistent, as an inbox's push is: `sleep` reads the count
+        // after announcing its sleep, and this call reads the mode after the count.
+        viewCallsFolded.add(1, ordering: .sequentiallyConsistent)
         wake.wake(urgent: urgent)
     }
 
@@ -310,6 +312,7 @@ final class SchedulerLoop: @unchecked Sendable {
         }
         wake.sleep(naps ? .napping : .sleeping, milliseconds: timeout) {
             !hostInputs.isEmpty || !workInputs.isEmpty || stepWanted.load(ordering: .sequentiallyConsistent)
+                || viewCallsFolded.load(ordering: .sequentiallyConsistent) != foldsTaken
         }
     }
 }
