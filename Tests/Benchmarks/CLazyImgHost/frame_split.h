@@ -1,7 +1,11 @@
 /* Where a moving frame's time goes (make bench-frame-split): the host's frame
  * reads the time-stamp counter between its calls and, at the end, prints each
- * part's percentiles over the frames the list moved in, and the frames at rest. Compiled in only with
- * LAZYIMG_HOST_SPLIT: the extra reads would be part of the timed frame. */
+ * part's percentiles over the frames the list moved in, and the frames at rest.
+ * Then it lists the slowest 1% of all frames with what each ran and what the OS
+ * did to the thread around it (getrusage after the frame's last mark), to tell
+ * a frame's own work from a preemption or a page fault. Compiled in only with
+ * LAZYIMG_HOST_SPLIT: the extra reads would be part of the timed frame.
+ * RUSAGE_THREAD needs _GNU_SOURCE before the first include. */
 #ifndef FRAME_SPLIT_H
 #define FRAME_SPLIT_H
 
@@ -12,15 +16,25 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <x86intrin.h>
+
+#include "../../../include/lazyimg.h"
 
 enum { SPLIT_START, SPLIT_SCROLL, SPLIT_VISIBLE, SPLIT_CELLS, SPLIT_REQUESTS, SPLIT_DISPATCH, SPLIT_MARKS };
 
 typedef struct {
     uint64_t marks[SPLIT_MARKS];
     uint32_t misses, events;
-    int moving;
+    int state;    /* the lazyimg_scroll_state the frame set */
+    int moving;   /* state is not LAZYIMG_SCROLL_IDLE */
+    int targeted; /* the frame called lazyimg_set_scroll_target */
+    /* The thread's totals so far, read just after the frame's last mark: the
+     * difference from the frame before covers this frame and the gap before it. */
+    /* Voluntary: the thread blocked (a lock it waited for, a system call that
+     * slept); involuntary: it was preempted. */
+    uint64_t voluntary_switches, involuntary_switches, faults;
 } split_frame;
 
 typedef struct {
@@ -34,7 +48,15 @@ typedef struct {
 
 #define SPLIT_MARK(h, part) ((h)->split.current.marks[part] = __rdtsc())
 
-static inline void split_end(frame_split *s, int moving, size_t misses, size_t events) {
+static inline void split_end(frame_split *s, int state, int targeted, size_t misses, size_t events) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) == 0) {
+        s->current.voluntary_switches = (uint64_t)usage.ru_nvcsw;
+        s->current.involuntary_switches = (uint64_t)usage.ru_nivcsw;
+        s->current.faults = (uint64_t)usage.ru_minflt + (uint64_t)usage.ru_majflt;
+    } else {
+        s->current.voluntary_switches = s->current.involuntary_switches = s->current.faults = 0;
+    }
     if (s->first_tick == 0) {
         s->first_tick = s->current.marks[SPLIT_START];
         clock_gettime(CLOCK_MONOTONIC, &s->first_time);
@@ -45,10 +67,11 @@ static inline void split_end(frame_split *s, int moving, size_t misses, size_t e
         if (!grown) return;
         s->frames = grown, s->capacity = capacity;
     }
-    s->current.misses = (uint32_t)misses, s->current.events = (uint32_t)events, s->current.moving = moving;
+    s->current.misses = (uint32_t)misses, s->current.events = (uint32_t)events;
+    s->current.state = state, s->current.moving = state != LAZYIMG_SCROLL_IDLE, s->current.targeted = targeted;
     s->frames[s->count++] = s->current;
 }
-#define SPLIT_END(h, moving, misses, events) split_end(&(h)->split, moving, misses, events)
+#define SPLIT_END(h, state, targeted, misses, events) split_end(&(h)->split, state, targeted, misses, events)
 
 static int split_compare(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -81,6 +104,63 @@ static int split_resting(const split_frame *f) { return !f->moving; }
 static int split_resting_events(const split_frame *f) { return !f->moving && f->events > 0; }
 static int split_resting_quiet(const split_frame *f) { return !f->moving && f->events == 0 && f->misses == 0; }
 static int split_every(const split_frame *f) { (void)f; return 1; }
+
+static const char *split_state_name(int state) {
+    static const char *const names[] = {"IDLE", "DRAGGING", "DECELERATING"};
+    return state >= 0 && (size_t)state < sizeof names / sizeof *names ? names[state] : "?";
+}
+
+static double split_us(const split_frame *f, int from, int to, double ticks_per_us) {
+    return (double)(f->marks[to] - f->marks[from]) / ticks_per_us;
+}
+
+static const frame_split *split_sorting; /* for split_slower: qsort passes no context */
+
+static int split_slower(const void *a, const void *b) {
+    const split_frame *f = &split_sorting->frames[*(const size_t *)a], *g = &split_sorting->frames[*(const size_t *)b];
+    uint64_t x = f->marks[SPLIT_DISPATCH] - f->marks[SPLIT_START], y = g->marks[SPLIT_DISPATCH] - g->marks[SPLIT_START];
+    return x > y ? -1 : x < y;
+}
+
+/* The slowest 1% of all frames (at most 40), slowest first: whether each was
+ * its own work or the OS taking the thread. Frame 0 has no reading before it. */
+static void split_slowest(const frame_split *s, double ticks_per_us) {
+    size_t n = s->count / 100;
+    if (n == 0) n = 1;
+    if (n > 40) n = 40;
+    size_t *order = malloc(s->count * sizeof *order);
+    if (!order) return;
+    for (size_t i = 0; i < s->count; i++) order[i] = i;
+    split_sorting = s;
+    qsort(order, s->count, sizeof *order, split_slower);
+    printf("\n    slowest %zu of %zu frames (us; switches and faults: getrusage(RUSAGE_THREAD) after the frame's last\n"
+           "    mark, minus the same after the frame before, so they cover this frame and the gap before it)\n",
+           n, s->count);
+    printf("    | frame | whole | scroll | visible | cells | requests | dispatch | state | previous state"
+           " | set target | misses | events | vol. switches since prev frame | invol. switches since prev frame"
+           " | faults since prev frame |\n"
+           "    |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k];
+        const split_frame *f = &s->frames[i], *previous = i > 0 ? &s->frames[i - 1] : NULL;
+        char blocked[24] = "-", switches[24] = "-", faults[24] = "-";
+        if (previous) {
+            snprintf(blocked, sizeof blocked, "%llu",
+                     (unsigned long long)(f->voluntary_switches - previous->voluntary_switches));
+            snprintf(switches, sizeof switches, "%llu",
+                     (unsigned long long)(f->involuntary_switches - previous->involuntary_switches));
+            snprintf(faults, sizeof faults, "%llu", (unsigned long long)(f->faults - previous->faults));
+        }
+        printf("    | %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %u | %u | %s | %s | %s |\n", i,
+               split_us(f, SPLIT_START, SPLIT_DISPATCH, ticks_per_us), split_us(f, SPLIT_START, SPLIT_SCROLL, ticks_per_us),
+               split_us(f, SPLIT_SCROLL, SPLIT_VISIBLE, ticks_per_us), split_us(f, SPLIT_VISIBLE, SPLIT_CELLS, ticks_per_us),
+               split_us(f, SPLIT_CELLS, SPLIT_REQUESTS, ticks_per_us),
+               split_us(f, SPLIT_REQUESTS, SPLIT_DISPATCH, ticks_per_us), split_state_name(f->state),
+               previous ? split_state_name(previous->state) : "-", f->targeted ? "yes" : "no", (unsigned)f->misses,
+               (unsigned)f->events, blocked, switches, faults);
+    }
+    free(order);
+}
 
 static void split_report(frame_split *s, int used_target) {
     if (s->count == 0) return;
@@ -117,6 +197,7 @@ static void split_report(frame_split *s, int used_target) {
     split_row(s, "frames at rest: no miss, no event", SPLIT_START, SPLIT_DISPATCH, split_resting_quiet, ticks_per_us,
               scratch);
     split_row(s, "every frame", SPLIT_START, SPLIT_DISPATCH, split_every, ticks_per_us, scratch);
+    split_slowest(s, ticks_per_us);
     fflush(stdout);
     free(scratch);
     free(s->frames);

@@ -1,5 +1,5 @@
-/* clock_gettime, for the frame split (frame_split.h). */
-#define _POSIX_C_SOURCE 200809L
+/* clock_gettime and getrusage(RUSAGE_THREAD), for the frame split (frame_split.h). */
+#define _GNU_SOURCE
 
 #include "lazyimg_host.h"
 
@@ -10,7 +10,7 @@
 #else
 /* Without LAZYIMG_HOST_SPLIT (make bench-frame-split) the marks are nothing. */
 #define SPLIT_MARK(h, part)
-#define SPLIT_END(h, moving, misses, events)
+#define SPLIT_END(h, state, targeted, misses, events)
 #define SPLIT_REPORT(h)
 #endif
 
@@ -96,11 +96,13 @@ void lazyimg_host_frame(lazyimg_host *h, int state, double velocity,
     if (first > h->rows) first = h->rows;
     if (count > h->rows - first) count = h->rows - first;
     size_t misses = 0;
+    int targeted = 0;
     SPLIT_MARK(h, SPLIT_START);
     lazyimg_set_scroll_state(h->loader, (lazyimg_scroll_state)state, velocity);
     if (target_count > 0 && h->set_target) {
         h->set_target(h->loader, target_first, target_count);
         h->tally.used_scroll_target = 1;
+        targeted = 1;
     }
     SPLIT_MARK(h, SPLIT_SCROLL);
     lazyimg_set_visible_range(h->loader, first, count);
@@ -132,8 +134,9 @@ void lazyimg_host_frame(lazyimg_host *h, int state, double velocity,
     size_t events = lazyimg_dispatch(h->loader, 0);
     (void)events;
     (void)misses;
+    (void)targeted;
     SPLIT_MARK(h, SPLIT_DISPATCH);
-    SPLIT_END(h, state != LAZYIMG_SCROLL_IDLE, misses, events);
+    SPLIT_END(h, state, targeted, misses, events);
 }
 
 void lazyimg_host_on_event(void *user_data, const lazyimg_event *ev) {
