@@ -24,8 +24,11 @@
  * estimate, the prefetch window. lazyimg_set_scroll_state,
  * lazyimg_set_visible_range and lazyimg_set_scroll_target only record what
  * they are told (atomic stores and a lock-free queue) and take no lock at all;
- * at most they wake the scheduler with one eventfd write, coalesced, and not
- * while the list keeps moving. lazyimg_request, lazyimg_lookup and
+ * at most they wake the scheduler with one eventfd write, coalesced, and only
+ * when it sleeps: while the host keeps calling (at least every 50 ms) about a
+ * list that has not settled, it looks every 4 ms by itself, so a gesture's
+ * calls, its touch, release, target and rest included, pay one write at most
+ * (the touch from rest). lazyimg_request, lazyimg_lookup and
  * lazyimg_cancel take one lock that other threads hold only for short,
  * bounded sections (to store a finished image, end a ticket or record a
  * failure), never across I/O or a decode; lazyimg_dispatch takes the event

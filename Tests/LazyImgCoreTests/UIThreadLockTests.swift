@@ -9,7 +9,8 @@ import XCTest
 /// The calls a UI makes every frame to report its view take no lock at all, so
 /// none that a background thread holds (issue 19, A): counted by the debug build's
 /// `LockProbe` on the thread that makes them, while real downloads, decodes and
-/// deliveries run on the loader's other threads.
+/// deliveries run on the loader's other threads. Nor do they wake the scheduler's
+/// thread while it naps beside a moving list.
 final class UIThreadLockTests: XCTestCase {
     func testTheViewCallsTakeNoLockWhileTheLoaderWorks() throws {
         let server = try HTTPTestServer()
@@ -56,6 +57,51 @@ final class UIThreadLockTests: XCTestCase {
         LockProbe.stop()
         XCTAssertGreaterThanOrEqual(images, 60, "images arrived meanwhile")
         XCTAssertEqual(viewCallLocks, 0, "set_scroll_state, set_visible_range and set_scroll_target take no lock")
+    }
+
+    /// The calls of a gesture write to the scheduler's eventfd only when they find
+    /// it asleep: at the touch from rest, not on each frame, the release, the
+    /// target or the rest. (When a new state or a target woke a napping scheduler,
+    /// these six gestures made 18 writes.)
+    func testOnlyATouchFromRestPaysForWakingTheScheduler() throws {
+        // No list: nothing to download, so the view calls are the only writers.
+        let loader = try ImageLoader(configuration: LoaderConfiguration()) { _ in }
+        defer { try? loader.shutdown() }
+        let gestures = 6
+        var woken: UInt64 = 0
+        // A frame that came more than this late may find the scheduler asleep
+        // (it naps for `hostQuietMilliseconds` after the last call, looking every
+        // `napMilliseconds`), and then its call rightly writes.
+        let lateGap = SchedulerLoop.hostQuietMilliseconds - 2 * SchedulerLoop.napMilliseconds
+        var lateFrames: UInt64 = 0
+        for gesture in 0..<gestures {
+            // From rest: the last gesture's rest taken and the scheduler asleep.
+            loader.loop.waitForStep()
+            let deadline = MonotonicClock().nowMilliseconds + 5_000
+            while !loader.wake.isSleeping && MonotonicClock().nowMilliseconds < deadline { sched_yield() }
+            XCTAssertTrue(loader.wake.isSleeping, "at rest the scheduler sleeps")
+            let before = loader.wake.signalsSent.load(ordering: .relaxed)
+            var last = MonotonicClock().nowMilliseconds
+            var row = gesture * 100
+            func frame(_ state: ScrollState, _ velocity: Double) throws {
+                try loader.setScrollState(state, velocity: velocity)
+                try loader.setVisibleRange(first: row, count: 10)
+                // A 60 Hz frame's pace: what the scheduler's naps are made for.
+                usleep(16_000)
+                let now = MonotonicClock().nowMilliseconds
+                if now - last > lateGap { lateFrames += 1 }
+                last = now
+            }
+            try frame(.dragging, 0)
+            for _ in 0..<5 { row += 1; try frame(.dragging, 60) }
+            try loader.setScrollTarget(first: row + 40, count: 10)
+            for step in 0..<10 { row += 4; try frame(.decelerating, 240 / Double(step + 1)) }
+            try frame(.idle, 0)
+            woken += loader.wake.signalsSent.load(ordering: .relaxed) - before
+        }
+        XCTAssertGreaterThanOrEqual(woken, UInt64(gestures), "a touch from rest wakes the sleeping scheduler")
+        XCTAssertLessThanOrEqual(woken, UInt64(gestures) + lateFrames,
+                                 "one write a gesture, at its touch, and one for each frame that came late")
     }
 
     func testTheProbeSeesALockAnotherThreadHolds() throws {

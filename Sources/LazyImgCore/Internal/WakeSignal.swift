@@ -25,6 +25,8 @@ final class WakeSignal: Sendable {
     /// A write to the eventfd since the worker last woke.
     private let pending = Atomic<Bool>(false)
     private let fd: Int32
+    /// Writes to the eventfd so far: what the wakes cost in system calls (tests).
+    let signalsSent = Atomic<UInt64>(0)
 
     /// nil when the system refuses an eventfd.
     init?() {
@@ -45,8 +47,12 @@ final class WakeSignal: Sendable {
         guard current == Mode.sleeping.rawValue || (urgent && current == Mode.napping.rawValue) else { return false }
         guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return false }
         lazyimg_eventfd_signal(fd)
+        signalsSent.add(1, ordering: .relaxed)
         return true
     }
+
+    /// Whether the worker sleeps until woken or its deadline (tests wait for it).
+    var isSleeping: Bool { mode.load(ordering: .sequentiallyConsistent) == Mode.sleeping.rawValue }
 
     /// The worker: sleeps as `how` for at most `milliseconds` (nil = until woken),
     /// unless `hasWork` finds work once the mode is announced.

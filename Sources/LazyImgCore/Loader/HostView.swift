@@ -22,11 +22,10 @@ final class HostView: Sendable {
         self.slowRowsPerSecond = slowRowsPerSecond
     }
 
-    /// A host's `setScrollState`; returns whether the state differs from the last one.
-    func setScroll(_ state: ScrollState, velocity: Double) -> Bool {
+    /// A host's `setScrollState`.
+    func setScroll(_ state: ScrollState, velocity: Double) {
         self.velocity.store(velocity.bitPattern, ordering: .relaxed)
-        let code = Self.code(state)
-        return scroll.exchange(code, ordering: .relaxed) != code
+        scroll.store(Self.code(state), ordering: .relaxed)
     }
 
     /// A host's `setVisibleRange`.

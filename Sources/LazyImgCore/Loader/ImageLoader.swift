@@ -204,21 +204,25 @@ public final class ImageLoader: Sendable {
         // A list at rest says so every frame: dropped when it changes nothing.
         if scroll == .idle && velocity == 0
             && restingView.isCurrent(inputsPushed: hostInputs.pushedCount, rows: nil) { return }
-        let changed = hostView.setScroll(scroll, velocity: velocity)
-        // A new state (a touch, a release, the rest) is worth waking a napping
-        // scheduler for; the samples in between are not.
+        hostView.setScroll(scroll, velocity: velocity)
         let at = stampsCountCycles ? CycleStamps.now : clock.nowMilliseconds
-        post(view: .scroll(scroll, velocity: velocity, at: at), urgent: changed)
+        post(view: .scroll(scroll, velocity: velocity, at: at))
     }
 
     /// A view call's input: queued and the scheduler woken as `SchedulerLoop.post(host:)`
     /// does, unless too many inputs wait already (a host calling in a loop), when
     /// the loop folds it into the latest of its kind.
+    ///
+    /// Never urgent: a scheduler that naps (the list moved within the last
+    /// `SchedulerLoop.hostQuietMilliseconds`) looks within `napMilliseconds` anyway,
+    /// and one that sleeps is woken all the same. So a gesture's frames, its touch,
+    /// release, target and rest included, write to no eventfd while the scheduler
+    /// naps: only the call that finds it asleep (a touch from rest) pays the write.
     @inline(__always)
-    private func post(view input: SchedulerInput, urgent: Bool = false) {
-        guard SchedulerLoop.queues(viewInto: hostInputs) else { return loop.fold(view: input, urgent: urgent) }
+    private func post(view input: SchedulerInput) {
+        guard SchedulerLoop.queues(viewInto: hostInputs) else { return loop.fold(view: input) }
         hostInputs.push(input)
-        wake.wake(urgent: urgent)
+        wake.wake(urgent: false)
     }
 
     /// Rows `first ..< first + count` will be on screen when the list rests (the
@@ -227,7 +231,7 @@ public final class ImageLoader: Sendable {
     public func setScrollTarget(first: Int, count: Int) throws(LoaderError) {
         guard !isShutDown else { throw .shutdown }
         let lower = max(0, first)
-        post(view: .target(lower..<lower.addingClamped(max(0, count))), urgent: true)
+        post(view: .target(lower..<lower.addingClamped(max(0, count))))
     }
 
     // MARK: Rows

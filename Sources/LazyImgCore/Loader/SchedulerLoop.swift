@@ -140,12 +140,12 @@ final class SchedulerLoop: @unchecked Sendable {
 
     /// A host's view call that found too many inputs waiting (`queues(viewInto:)`
     /// false): folded into the latest of its kind instead of queued.
-    func fold(view input: SchedulerInput, urgent: Bool) {
+    func fold(view input: SchedulerInput) {
         foldedView.withLock { $0.fold(input) }
         // Sequentially consistent, as an inbox's push is: `sleep` reads the count
         // after announcing its sleep, and this call reads the mode after the count.
         viewCallsFolded.add(1, ordering: .sequentiallyConsistent)
-        wake.wake(urgent: urgent)
+        wake.wake(urgent: false)
     }
 
     /// The network thread's or a worker's result: wakes the thread unless it runs.
