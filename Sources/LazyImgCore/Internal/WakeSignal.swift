@@ -51,8 +51,13 @@ final class WakeSignal: Sendable {
         return true
     }
 
+    /// The worker is in its poll, asleep until woken or its deadline, with no wake
+    /// on its way: set only once `hasWork` found nothing and no caller has written,
+    /// so a test that sees it knows the next caller writes.
+    private let blocked = Atomic<Bool>(false)
+
     /// Whether the worker sleeps until woken or its deadline (tests wait for it).
-    var isSleeping: Bool { mode.load(ordering: .sequentiallyConsistent) == Mode.sleeping.rawValue }
+    var isSleeping: Bool { blocked.load(ordering: .sequentiallyConsistent) }
 
     /// The worker: sleeps as `how` for at most `milliseconds` (nil = until woken),
     /// unless `hasWork` finds work once the mode is announced.
@@ -63,7 +68,11 @@ final class WakeSignal: Sendable {
             return
         }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if how == .sleeping && !pending.load(ordering: .sequentiallyConsistent) {
+            blocked.store(true, ordering: .sequentiallyConsistent)
+        }
         _ = poll(&descriptor, 1, milliseconds.map { Int32(clamping: max(0, $0)) } ?? -1)
+        if how == .sleeping { blocked.store(false, ordering: .sequentiallyConsistent) }
         if descriptor.revents & Int16(POLLIN) != 0 { lazyimg_eventfd_drain(fd) }
         // Running before the last wake is forgotten: a caller in between sees the
         // worker awake and writes nothing, where the other order let it write a
