@@ -27,6 +27,10 @@ final class WakeSignal: Sendable {
     private let fd: Int32
     /// Writes to the eventfd so far: what the wakes cost in system calls (tests).
     let signalsSent = Atomic<UInt64>(0)
+    /// The worker is in its poll, asleep until woken or its deadline, with no wake
+    /// on its way: set only once `hasWork` found nothing and no caller has written,
+    /// so a test that sees it knows the next caller writes.
+    private let blocked = Atomic<Bool>(false)
 
     /// nil when the system refuses an eventfd.
     init?() {
@@ -50,11 +54,6 @@ final class WakeSignal: Sendable {
         signalsSent.add(1, ordering: .relaxed)
         return true
     }
-
-    /// The worker is in its poll, asleep until woken or its deadline, with no wake
-    /// on its way: set only once `hasWork` found nothing and no caller has written,
-    /// so a test that sees it knows the next caller writes.
-    private let blocked = Atomic<Bool>(false)
 
     /// Whether the worker sleeps until woken or its deadline (tests wait for it).
     var isSleeping: Bool { blocked.load(ordering: .sequentiallyConsistent) }

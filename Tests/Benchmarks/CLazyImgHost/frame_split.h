@@ -31,8 +31,8 @@ typedef struct {
     int moving;   /* state is not LAZYIMG_SCROLL_IDLE */
     int targeted; /* the frame called lazyimg_set_scroll_target */
     /* The thread's totals so far, read just after the frame's last mark: the
-     * difference from the frame before covers this frame and the gap before it. */
-    /* Voluntary: the thread blocked (a lock it waited for, a system call that
+     * difference from the frame before covers this frame and the gap before it.
+     * Voluntary: the thread blocked (a lock it waited for, a system call that
      * slept); involuntary: it was preempted. */
     uint64_t voluntary_switches, involuntary_switches, faults;
 } split_frame;
@@ -78,13 +78,17 @@ static int split_compare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+static double split_us(const split_frame *f, int from, int to, double ticks_per_us) {
+    return (double)(f->marks[to] - f->marks[from]) / ticks_per_us;
+}
+
 /* One row: the part's duration (ticks from mark `from` to mark `to`) in the
  * frames `select` keeps. */
 static void split_row(const frame_split *s, const char *name, int from, int to, int (*select)(const split_frame *),
                       double ticks_per_us, double *scratch) {
     size_t n = 0;
     for (size_t i = 0; i < s->count; i++) {
-        if (select(&s->frames[i])) scratch[n++] = (double)(s->frames[i].marks[to] - s->frames[i].marks[from]) / ticks_per_us;
+        if (select(&s->frames[i])) scratch[n++] = split_us(&s->frames[i], from, to, ticks_per_us);
     }
     if (n == 0) return;
     qsort(scratch, n, sizeof *scratch, split_compare);
@@ -108,10 +112,6 @@ static int split_every(const split_frame *f) { (void)f; return 1; }
 static const char *split_state_name(int state) {
     static const char *const names[] = {"IDLE", "DRAGGING", "DECELERATING"};
     return state >= 0 && (size_t)state < sizeof names / sizeof *names ? names[state] : "?";
-}
-
-static double split_us(const split_frame *f, int from, int to, double ticks_per_us) {
-    return (double)(f->marks[to] - f->marks[from]) / ticks_per_us;
 }
 
 static const frame_split *split_sorting; /* for split_slower: qsort passes no context */
