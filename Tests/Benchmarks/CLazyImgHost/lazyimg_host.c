@@ -4,6 +4,7 @@
 #include "lazyimg_host.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #ifdef LAZYIMG_HOST_SPLIT
 #include "frame_split.h"
@@ -91,12 +92,20 @@ static int request(lazyimg_host *h, size_t row) {
     return 0;
 }
 
-void lazyimg_host_frame(lazyimg_host *h, int state, double velocity,
-                        size_t first, size_t count, size_t target_first, size_t target_count) {
+/* The monotonic clock in nanoseconds, as a frame's time is read. */
+static int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t lazyimg_host_frame(lazyimg_host *h, int state, double velocity,
+                           size_t first, size_t count, size_t target_first, size_t target_count) {
     if (first > h->rows) first = h->rows;
     if (count > h->rows - first) count = h->rows - first;
     size_t misses = 0;
     int targeted = 0;
+    int64_t start = monotonic_ns();
     SPLIT_MARK(h, SPLIT_START);
     lazyimg_set_scroll_state(h->loader, (lazyimg_scroll_state)state, velocity);
     if (target_count > 0 && h->set_target) {
@@ -136,7 +145,9 @@ void lazyimg_host_frame(lazyimg_host *h, int state, double velocity,
     (void)misses;
     (void)targeted;
     SPLIT_MARK(h, SPLIT_DISPATCH);
+    int64_t stop = monotonic_ns();
     SPLIT_END(h, state, targeted, misses, events);
+    return stop - start;
 }
 
 void lazyimg_host_on_event(void *user_data, const lazyimg_event *ev) {

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* A fixed ring of rows: each row is queued at most once at a time (`asked`), so
  * `rows` slots always suffice. */
@@ -152,4 +153,16 @@ void lazy_table_arrived(lazy_table *t, size_t row, int ok) {
     t->arrived_ok[row] = ok != 0;
     ring_push(&t->arrived, row);
     pthread_mutex_unlock(&t->lock);
+}
+
+static int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t lazy_table_timed_frame(lazy_table *t, int moving, size_t first, size_t count) {
+    int64_t start = monotonic_ns();
+    lazy_table_frame(t, moving, first, count);
+    return monotonic_ns() - start;
 }

@@ -33,7 +33,13 @@ final class BaselineListLoader: ListLoader {
         asked = Array(repeating: false, count: urls.count)
     }
 
-    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) {
+    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) -> Int64 {
+        let start = monotonicNanoseconds()
+        work(frame, visible: visible, appeared: appeared)
+        return monotonicNanoseconds() - start
+    }
+
+    private func work(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) {
         for arrival in fetcher.takeArrivals() {
             asked[arrival.row] = false
             hasImage[arrival.row] = hasImage[arrival.row] || arrival.succeeded

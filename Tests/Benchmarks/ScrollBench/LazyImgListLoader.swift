@@ -50,7 +50,7 @@ final class LazyImgListLoader: ListLoader {
         }
     }
 
-    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) {
+    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) -> Int64 {
         let state: lazyimg_scroll_state = switch frame.motion {
         case .idle: LAZYIMG_SCROLL_IDLE
         case .dragging: LAZYIMG_SCROLL_DRAGGING
@@ -61,7 +61,7 @@ final class LazyImgListLoader: ListLoader {
             targetFirst = Int(resting.rounded(.down))
             targetCount = visibleRows + (resting - resting.rounded(.down) > 0.001 ? 1 : 0)
         }
-        lazyimg_host_frame(host, Int32(bitPattern: state.rawValue), frame.velocity, visible.lowerBound, visible.count,
+        return lazyimg_host_frame(host, Int32(bitPattern: state.rawValue), frame.velocity, visible.lowerBound, visible.count,
                            targetFirst, targetCount)
     }
 

@@ -32,8 +32,8 @@ final class LazyTableListLoader: ListLoader {
         holder.table = created
     }
 
-    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) {
-        lazy_table_frame(table, frame.motion == .idle ? 0 : 1, visible.lowerBound, visible.count)
+    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) -> Int64 {
+        lazy_table_timed_frame(table, frame.motion == .idle ? 0 : 1, visible.lowerBound, visible.count)
     }
 
     func isShowingImage(row: Int) -> Bool {

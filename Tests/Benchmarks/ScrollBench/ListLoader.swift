@@ -3,8 +3,11 @@
 protocol ListLoader: AnyObject {
     /// One frame of the UI's work: the scroll state, the visible rows, cellForRow for
     /// each row that `appeared` (on screen now, not in the last frame), and handling
-    /// what arrived. What the harness times as the host's cost of the frame.
-    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int])
+    /// what arrived. Returns the host's cost of the frame in nanoseconds, timed
+    /// inside, around the loader's calls: the harness's own call into a loader
+    /// costs about 2 us after a frame's sleep (an empty frame, timed around the
+    /// call), which would count in every loader's figure and shrink each ratio.
+    func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) -> Int64
     /// Whether the cell of on-screen `row` shows its image (or a preview of it)
     /// after the last frame.
     func isShowingImage(row: Int) -> Bool

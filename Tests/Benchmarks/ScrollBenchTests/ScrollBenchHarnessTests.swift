@@ -1,5 +1,5 @@
 #if !LAZYIMG_SUBSET || LAZYIMG_TSAN_SUBSET_3 // ThreadSanitizer group 3 (see the Makefile's tsan)
-import ScrollBench
+@testable import ScrollBench
 import XCTest
 
 /// The scroll benchmark's harness works: traces follow their physics, and a tiny trace
@@ -60,6 +60,29 @@ final class ScrollBenchHarnessTests: XCTestCase {
         XCTAssertEqual(lazyTable.timeToVisible.count, 1)
         XCTAssertLessThanOrEqual(lazyTable.wastedRequests, lazyTable.requests)
         XCTAssertEqual(lazyTable.busyPasses, 0, "no busy threads unless asked")
+    }
+
+    /// Host time is what the loader timed around its own calls: the harness's call
+    /// into it, cold after each frame's sleep, counts in no loader's figure (it was
+    /// about 2 us of each, docs/performance.md, "The harness's own call").
+    func testAFramesHostTimeIsTheLoadersOwn() throws {
+        final class SleepyLoader: ListLoader {
+            var frames = 0
+            func frame(_ frame: ScrollFrame, visible: Range<Int>, appeared: [Int]) -> Int64 {
+                frames += 1
+                usleep(2_000)  // time the loader does not count as its own
+                return Int64(frames)
+            }
+            func isShowingImage(row: Int) -> Bool { false }
+            func finish() -> LoaderTally { LoaderTally() }
+        }
+        let images = try SiteImages.make(photosDirectory: nil, generatedCount: 2, width: 96, height: 64)
+        let bench = try ScrollBenchmark(images: images, delayMilliseconds: 5, bytesPerSecond: 0)
+        defer { bench.stop() }
+        let trace = tinyFling()
+        let run = TraceRunner(trace: trace, server: bench.server).run(SleepyLoader(), named: "sleepy", run: 0)
+        XCTAssertEqual(run.hostNanoseconds, (1...Int64(trace.frames.count)).map { $0 })
+        XCTAssertEqual(run.hostCPUNanoseconds.count, trace.frames.count)
     }
 
     func testBusyThreadsRunThroughEveryLoadersTrace() throws {

@@ -42,8 +42,10 @@ void lazyimg_host_attach(lazyimg_host *host, struct lazyimg_loader *loader);
 void lazyimg_host_on_event(void *user_data, const struct lazyimg_event *event);
 
 /* One frame. `state`: a lazyimg_scroll_state; `target_count` 0: no resting
- * place known this frame. */
-void lazyimg_host_frame(lazyimg_host *host, int state, double velocity,
+ * place known this frame. Returns the frame's nanoseconds on the monotonic
+ * clock, read here in C before its first lazyimg call and after its last, so
+ * that the harness's own call into the host is not counted. */
+int64_t lazyimg_host_frame(lazyimg_host *host, int state, double velocity,
                         size_t first, size_t count, size_t target_first, size_t target_count);
 
 /* Whether on-screen `row` shows an image (or a preview of it); its final one. */

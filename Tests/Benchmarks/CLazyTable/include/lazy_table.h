@@ -10,6 +10,7 @@
 #define LAZY_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct lazy_table lazy_table;
 
@@ -30,6 +31,9 @@ void lazy_table_destroy(lazy_table *table);
 /* UI thread, once a frame: takes what arrived, then (at rest) queues the visible
  * rows first .. first+count-1 that have no image and were not asked for. */
 void lazy_table_frame(lazy_table *table, int moving, size_t first, size_t count);
+/* The harness's frame: lazy_table_frame timed on the monotonic clock, read here
+ * in C as lazyimg's C host reads it around its calls; returns nanoseconds. */
+int64_t lazy_table_timed_frame(lazy_table *table, int moving, size_t first, size_t count);
 
 /* UI thread: whether the cell of `row` shows its image (on screen, arrived). */
 int lazy_table_showing(const lazy_table *table, size_t row);
