@@ -61,8 +61,8 @@ final class LazyImgListLoader: ListLoader {
             targetFirst = Int(resting.rounded(.down))
             targetCount = visibleRows + (resting - resting.rounded(.down) > 0.001 ? 1 : 0)
         }
-        return lazyimg_host_frame(host, Int32(bitPattern: state.rawValue), frame.velocity, visible.lowerBound, visible.count,
-                           targetFirst, targetCount)
+        return lazyimg_host_frame(host, Int32(bitPattern: state.rawValue), frame.velocity, visible.lowerBound,
+                                  visible.count, targetFirst, targetCount)
     }
 
     func isShowingImage(row: Int) -> Bool {

@@ -46,7 +46,7 @@ void lazyimg_host_on_event(void *user_data, const struct lazyimg_event *event);
  * clock, read here in C before its first lazyimg call and after its last, so
  * that the harness's own call into the host is not counted. */
 int64_t lazyimg_host_frame(lazyimg_host *host, int state, double velocity,
-                        size_t first, size_t count, size_t target_first, size_t target_count);
+                           size_t first, size_t count, size_t target_first, size_t target_count);
 
 /* Whether on-screen `row` shows an image (or a preview of it); its final one. */
 int lazyimg_host_showing(const lazyimg_host *host, size_t row);
