@@ -49,7 +49,7 @@ IMAGE_SERVER := $(CHECKS_C)/image_server.c
 SERVER_LIBS := -lturbojpeg -lspng -lwebp -lgif -lpthread
 
 .PHONY: install uninstall check-install examples-bin run-examples check-python xctest check-test-subsets
-.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-frame-split bench-code-pages bench-wake bench-decode check-code-layout bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
+.PHONY: all deps build demo demo-bin run-demo run-formats termlist-bin run-termlist memcheck-termlist gtk-feed-bin demo-gtk run-gtk-feed bench-animation bench-request bench-frame-gap bench-frame-split bench-frame-floor bench-code-pages bench-wake bench-decode check-code-layout bench-screenful bench-schedule bench-disk memcheck sanitize tsan \
         test check-header check-header-c check-header-cxx check-symbols clean
 
 all: build
@@ -408,6 +408,19 @@ bench-frame-split: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --scratch-path .build/frame-split -Xcc -DLAZYIMG_HOST_SPLIT \
 	    --product lazyimg-bench-scroll
 	.build/frame-split/release/lazyimg-bench-scroll --photos $(CORPUS)/photos $(FRAME_SPLIT_ARGS)
+
+# The floor under a frame's calls: the scroll benchmark with lazyimg's frame calls
+# doing no work (ImageLoader+FrameFloor.swift), in a build of its own, to run
+# beside bench-scroll's. FRAME_FLOOR_VIEWS=1 keeps the view calls' real work and
+# stands in for the requests only.
+FRAME_FLOOR_ARGS = --traces fling-reverse,uikit-snap:555,read-fling-read --loaders lazyimg-no-target,LazyTable \
+	--slow-link-traces none --no-hit-cost --by-motion
+FRAME_FLOOR_VIEWS ?= 0
+FRAME_FLOOR_FLAGS = -Xswiftc -DLAZYIMG_FRAME_FLOOR $(if $(filter 1,$(FRAME_FLOOR_VIEWS)),-Xswiftc -DLAZYIMG_FRAME_FLOOR_VIEWS)
+bench-frame-floor: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS_release) --scratch-path .build/frame-floor-$(FRAME_FLOOR_VIEWS) \
+	    $(FRAME_FLOOR_FLAGS) --product lazyimg-bench-scroll
+	.build/frame-floor-$(FRAME_FLOOR_VIEWS)/release/lazyimg-bench-scroll --photos $(CORPUS)/photos $(FRAME_FLOOR_ARGS)
 
 # Regenerates Sources/LazyImgABI/ui-thread.order, the functions a UI thread runs
 # each frame, which release builds lay side by side: the scroll benchmark's frames

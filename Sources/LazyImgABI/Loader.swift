@@ -97,6 +97,10 @@ public func lazyimg_item_count(_ pointer: OpaquePointer?) -> UInt {
 @_cdecl("lazyimg_set_visible_range")
 public func lazyimg_set_visible_range(_ pointer: OpaquePointer?, _ first: UInt, _ count: UInt) -> lazyimg_status {
     withLoader(pointer) { loader throws(LoaderError) in
+        #if LAZYIMG_FRAME_FLOOR && !LAZYIMG_FRAME_FLOOR_VIEWS
+        loader.floorTouch(first)
+        return LAZYIMG_OK
+        #endif
         try loader.setVisibleRange(first: Int(clamping: first), count: Int(clamping: count))
         return LAZYIMG_OK
     }
@@ -114,6 +118,10 @@ public func lazyimg_set_scroll_state(_ pointer: OpaquePointer?, _ state: lazyimg
         default: throw .invalidArgument
         }
         guard !velocity.isNaN else { throw .invalidArgument }
+        #if LAZYIMG_FRAME_FLOOR && !LAZYIMG_FRAME_FLOOR_VIEWS
+        loader.floorTouch(UInt(velocity.bitPattern))
+        return LAZYIMG_OK
+        #endif
         try loader.setScrollState(scroll, velocity: velocity)
         return LAZYIMG_OK
     }
@@ -126,6 +134,12 @@ public func lazyimg_request(_ pointer: OpaquePointer?, _ row: UInt,
     guard let outImage, let outTicket else { return LAZYIMG_E_INVALID_ARGUMENT }
     outImage.pointee = nil
     outTicket.pointee = 0
+    #if LAZYIMG_FRAME_FLOOR
+    if let pointer {
+        outTicket.pointee = borrowLoader(pointer) { $0.floorTicket() }
+        return LAZYIMG_PENDING
+    }
+    #endif
     if let pointer {
         var ticket: UInt64 = 0
         var deferred = false

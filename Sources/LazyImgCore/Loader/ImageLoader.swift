@@ -48,6 +48,12 @@ public final class ImageLoader: Sendable {
     let clock: any Clock
     /// `clock.stampsCountCycles`, decided once.
     private let stampsCountCycles: Bool
+    #if LAZYIMG_FRAME_FLOOR
+    /// `make bench-frame-floor`'s stand-ins for the frame calls' work, on the lines
+    /// the calls read first (`ImageLoader+FrameFloor.swift`).
+    let floorTouched = Atomic<UInt>(0)
+    let floorTickets = Atomic<UInt64>(0)
+    #endif
 
     public let configuration: LoaderConfiguration
     let transport: any DataLoading
