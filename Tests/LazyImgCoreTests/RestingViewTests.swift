@@ -53,24 +53,24 @@ final class RestingViewTests: XCTestCase {
         try h.loader.setScrollState(.idle, velocity: 0)
         try h.loader.setVisibleRange(first: 0, count: 10)
         h.settle()
-        let pushed = h.loader.loop.hostInputs.pushedCount
+        let pushed = h.loader.hostRing.inputsGiven
         for _ in 0..<3 {
             try h.loader.setScrollState(.idle, velocity: 0)
             try h.loader.setVisibleRange(first: 0, count: 10)
             XCTAssertEqual(h.loader.dispatch(max: 0), 0)
             XCTAssertEqual(try h.loader.request(row: 3).image?.width, 1, "memory hits push nothing either")
         }
-        XCTAssertEqual(h.loader.loop.hostInputs.pushedCount, pushed, "repeats at rest, hits and empty dispatches")
+        XCTAssertEqual(h.loader.hostRing.inputsGiven, pushed, "repeats at rest, hits and empty dispatches")
 
         // Another input is pushed; once the scheduler has read it (whether the next
         // repeat came before or after, which its thread decides), repeats go nowhere
         // again. That a repeat made before it read is pushed: the first test.
         try h.loader.setPaging(distanceRows: 0, hasMore: false)
-        XCTAssertEqual(h.loader.loop.hostInputs.pushedCount, pushed + 1, "the paging call")
+        XCTAssertEqual(h.loader.hostRing.inputsGiven, pushed + 1, "the paging call")
         h.settle()
         try h.loader.setScrollState(.idle, velocity: 0)
         try h.loader.setVisibleRange(first: 0, count: 10)
-        XCTAssertEqual(h.loader.loop.hostInputs.pushedCount, pushed + 1)
+        XCTAssertEqual(h.loader.hostRing.inputsGiven, pushed + 1)
 
         // A range that moved is no repeat: its new rows start.
         try h.loader.setVisibleRange(first: 10, count: 10)

@@ -25,7 +25,7 @@ final class HostView: Sendable {
     /// A host's `setScrollState`.
     func setScroll(_ state: ScrollState, velocity: Double) {
         self.velocity.store(velocity.bitPattern, ordering: .relaxed)
-        scroll.store(Self.code(state), ordering: .relaxed)
+        scroll.store(state.code, ordering: .relaxed)
     }
 
     /// A host's `setVisibleRange`.
@@ -40,7 +40,7 @@ final class HostView: Sendable {
 
     /// Whether a request for `row` that missed is held back by the motion.
     func holds(_ row: Int) -> Bool {
-        guard scroll.load(ordering: .relaxed) != Self.code(.idle) else { return false }
+        guard scroll.load(ordering: .relaxed) != ScrollState.idle.code else { return false }
         let counted = visibleCount.load(ordering: .relaxed)
         // Before the first visible range every motion holds (`ViewState.window`).
         guard counted > 0 else { return true }
@@ -49,13 +49,5 @@ final class HostView: Sendable {
         let packed = landing.load(ordering: .relaxed)
         guard packed != 0 else { return true }
         return !(Int(packed >> 32)..<Int(packed & 0xFFFF_FFFF)).contains(row)
-    }
-
-    private static func code(_ state: ScrollState) -> UInt8 {
-        switch state {
-        case .idle: 0
-        case .dragging: 1
-        case .decelerating: 2
-        }
     }
 }

@@ -9,7 +9,7 @@ extension ImageLoader {
         let ticket = try front.withLock { f throws(LoaderError) in
             guard !f.isShuttingDown else { throw .shutdown }
             let ticket = f.openFetchTicket(url: url)
-            hostInputs.push(.fetch(ticket: ticket, url: url))
+            loop.queue(host: .fetch(ticket: ticket, url: url))
             return ticket
         }
         wake.wake(urgent: true)

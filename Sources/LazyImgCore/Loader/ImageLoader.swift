@@ -32,9 +32,9 @@ public final class ImageLoader: Sendable {
 
     /// The scheduler's thread, its inputs and its effect runner.
     let loop: SchedulerLoop
-    /// `loop.hostInputs` and `loop.wake`, held here as well: a host's call reaches
+    /// `loop.hostRing` and `loop.wake`, held here as well: a host's call reaches
     /// them from the loader's line, with no line of the loop's object in between.
-    let hostInputs: Inbox<SchedulerInput>
+    let hostRing: HostInputRing
     let wake: WakeSignal
     /// The latest motion the host gave, and the scheduler's landing zone.
     let hostView: HostView
@@ -122,7 +122,7 @@ public final class ImageLoader: Sendable {
         self.configuration = configuration
         self.front = front
         self.loop = loop
-        hostInputs = loop.hostInputs
+        hostRing = loop.hostRing
         wake = loop.wake
         self.transport = network
         self.workers = workers
@@ -197,7 +197,7 @@ public final class ImageLoader: Sendable {
         let lower = max(0, first)
         let rows = lower..<lower.addingClamped(max(0, count))
         // A list at rest repeats its range every frame: dropped when it changes nothing.
-        if restingView.isCurrent(inputsPushed: hostInputs.pushedCount, rows: rows) { return }
+        if restingView.isCurrent(inputsPushed: hostRing.inputsGiven, rows: rows) { return }
         hostView.setVisible(rows)
         post(view: .visible(rows))
     }
@@ -209,15 +209,15 @@ public final class ImageLoader: Sendable {
         guard !isShutDown else { throw .shutdown }
         // A list at rest says so every frame: dropped when it changes nothing.
         if scroll == .idle && velocity == 0
-            && restingView.isCurrent(inputsPushed: hostInputs.pushedCount, rows: nil) { return }
+            && restingView.isCurrent(inputsPushed: hostRing.inputsGiven, rows: nil) { return }
         hostView.setScroll(scroll, velocity: velocity)
         let at = stampsCountCycles ? CycleStamps.now : clock.nowMilliseconds
         post(view: .scroll(scroll, velocity: velocity, at: at))
     }
 
-    /// A view call's input: queued and the scheduler woken as `SchedulerLoop.post(host:)`
-    /// does, unless too many inputs wait already (a host calling in a loop), when
-    /// the loop folds it into the latest of its kind.
+    /// A view call's input: queued in the input ring and the scheduler woken as
+    /// `SchedulerLoop.post(host:)` does, unless the ring is full (a host calling in
+    /// a loop), when the loop folds it into the latest of its kind.
     ///
     /// Never urgent: a scheduler that naps (the list moved within the last
     /// `SchedulerLoop.hostQuietMilliseconds`) looks within `napMilliseconds` anyway,
@@ -226,8 +226,7 @@ public final class ImageLoader: Sendable {
     /// naps: only the call that finds it asleep (a touch from rest) pays the write.
     @inline(__always)
     private func post(view input: SchedulerInput) {
-        guard SchedulerLoop.queues(viewInto: hostInputs) else { return loop.fold(view: input) }
-        hostInputs.push(input)
+        guard hostRing.push(input) else { return loop.fold(view: input) }
         wake.wake(urgent: false)
     }
 
@@ -267,7 +266,7 @@ public final class ImageLoader: Sendable {
         f.stats.requests += 1
         let ticket = f.openTicket(row: row)
         // In the same hold: the scheduler reads it after the list it belongs to.
-        hostInputs.push(.request(ticket: ticket, row: row, imagesCached: f.imagesCached))
+        loop.queue(host: .request(ticket: ticket, row: row, imagesCached: f.imagesCached))
         guard hostView.holds(row) else { return .pending(ticket) }
         f.stats.deferred += 1
         return .deferred(ticket)
@@ -305,7 +304,7 @@ public final class ImageLoader: Sendable {
         let ended = try front.withLock { f throws(LoaderError) -> LoaderEvent? in
             guard !f.isShuttingDown else { throw .shutdown }
             guard let live = f.retire(ticket) else { return nil }
-            hostInputs.push(.cancel(ticket: ticket))
+            loop.queue(host: .cancel(ticket: ticket))
             return f.cancelledEvent(of: live, ticket)
         }
         guard let ended else { return false }

@@ -17,9 +17,12 @@ final class SchedulerLoop: @unchecked Sendable {
     // What a host's view call reads comes first, on one line of the object (each
     // line is a miss of its own after a frame's sleep).
 
-    /// The host's calls, in the order they were made.
-    let hostInputs = Inbox<SchedulerInput>()
+    /// The host's calls a UI makes every frame, in the order they were made.
+    let hostRing: HostInputRing
     let wake: WakeSignal
+    /// The host's other calls, each tagged with the ring positions claimed before
+    /// it (and a request that found the ring full).
+    let hostInputs = Inbox<TaggedHostInput>()
     /// The network thread's and the workers' results.
     let workInputs = Inbox<SchedulerInput>()
     /// The scheduler's counters as of its last step, for `ImageLoader.stats`.
@@ -51,18 +54,16 @@ final class SchedulerLoop: @unchecked Sendable {
     /// (`LoaderConfiguration.cancellationHoldMilliseconds`).
     static let maxHeldCancellations = 64
 
-    /// Host inputs waiting beyond which a view call (a visible range, a scroll
-    /// state, a target) is folded into `foldedView` instead of queued. A UI makes a
-    /// few calls a frame and the scheduler takes them every few milliseconds, so
-    /// only a host calling in a loop with no pause comes here; the queue would
-    /// otherwise grow without bound. The folded calls' latest values are what the
-    /// scheduler sees next, as one input of each kind.
-    static let maxWaitingHostInputs: UInt64 = 4096
-    /// The latest folded view calls; held by a host thread or the scheduler for a
-    /// few stores, and only while inputs overflow. A `Locked`, as the library's other
-    /// locks are: ThreadSanitizer sees its pthread mutex, and it reported the
-    /// folding threads of `LoaderStressTests` racing inside a `Mutex`, whose lock
-    /// the uninstrumented Synchronization module takes out of its sight.
+    /// The latest view calls that found the ring full (a visible range, a scroll
+    /// state, a target), folded into one input of each kind instead of queued. A UI
+    /// makes a few calls a frame and the scheduler takes them every few
+    /// milliseconds, so only a host calling in a loop with no pause comes here; a
+    /// queue would otherwise grow without bound. Held by a host thread or the
+    /// scheduler for a few stores, and only while inputs overflow. A `Locked`, as
+    /// the library's other locks are: ThreadSanitizer sees its pthread mutex, and
+    /// it reported the folding threads of `LoaderStressTests` racing inside a
+    /// `Mutex`, whose lock the uninstrumented Synchronization module takes out of
+    /// its sight.
     private let foldedView = Locked(FoldedView())
     /// View calls folded so far.
     let viewCallsFolded = Atomic<UInt64>(0)
@@ -80,6 +81,12 @@ final class SchedulerLoop: @unchecked Sendable {
     // The thread's own.
     private let scheduler: Scheduler
     private var hostBatch: [SchedulerInput] = []
+    /// The inbox's host inputs taken, in the order given, that wait for ring
+    /// positions before them to be published (a host thread between its claim
+    /// and its publish), and the scratch array they are taken into.
+    private var taggedWaiting: [TaggedHostInput] = []
+    private var taggedTaken: [TaggedHostInput] = []
+    private var ringTaken: [SchedulerInput] = []
     private var workBatch: [SchedulerInput] = []
     private var effects: [SchedulerEffect] = []
     private var events: [LoaderEvent] = []
@@ -96,8 +103,9 @@ final class SchedulerLoop: @unchecked Sendable {
     init?(configuration: LoaderConfiguration, front: Locked<LoaderFront>, transport: any DataLoading,
           workers: WorkerPool, delivery: EventDelivery, downloadBudget: DownloadBudget, diskCache: DiskCache?,
           clock: any Clock, jitter: @escaping @Sendable () -> Double, hostView: HostView, restingView: RestingView) {
-        guard let wake = WakeSignal() else { return nil }
+        guard let wake = WakeSignal(), let hostRing = HostInputRing() else { return nil }
         self.wake = wake
+        self.hostRing = hostRing
         self.configuration = configuration
         self.front = front
         self.transport = transport
@@ -126,20 +134,23 @@ final class SchedulerLoop: @unchecked Sendable {
     /// A host's call: queued in order; wakes the thread if it sleeps (or, when
     /// `urgent`, naps).
     func post(host input: SchedulerInput, urgent: Bool = false) {
-        hostInputs.push(input)
+        queue(host: input)
         wake.wake(urgent: urgent)
     }
 
-    /// Whether a host's view call may be queued as `post(host:)` queues: fewer than
-    /// `maxWaitingHostInputs` wait in `inbox` (the loop's `hostInputs`, which the
-    /// loader holds too: `ImageLoader.post(view:)`).
+    /// A host's call queued in order, without waking the thread (a caller holding
+    /// the front lock wakes it after): a request into the ring, or when the ring is
+    /// full, like every other kind, into the inbox after the positions claimed so
+    /// far. Not a view call: those fold when the ring is full (`fold(view:)`).
     @inline(__always)
-    static func queues(viewInto inbox: Inbox<SchedulerInput>) -> Bool {
-        inbox.pushedCount &- inbox.takenCount < maxWaitingHostInputs
+    func queue(host input: SchedulerInput) {
+        if case .request = input, hostRing.push(input) { return }
+        hostRing.countOther()
+        hostInputs.push(TaggedHostInput(after: hostRing.claimed, input: input))
     }
 
-    /// A host's view call that found too many inputs waiting (`queues(viewInto:)`
-    /// false): folded into the latest of its kind instead of queued.
+    /// A host's view call that found the ring full: folded into the latest of its
+    /// kind instead of queued.
     func fold(view input: SchedulerInput) {
         foldedView.withLock { $0.fold(input) }
         // Sequentially consistent, as an inbox's push is: `sleep` reads the count
@@ -192,7 +203,8 @@ final class SchedulerLoop: @unchecked Sendable {
         steps.locked { stepsBegun += 1 }
         hostBatch.removeAll(keepingCapacity: true)
         workBatch.removeAll(keepingCapacity: true)
-        let hostCount = hostInputs.takeAll(into: &hostBatch)
+        takeHostInputs()
+        let hostCount = hostBatch.count
         // After the queued ones: a call is folded only while older ones wait. The
         // count moves after the fold, so a count seen means its fold is there.
         let folded = viewCallsFolded.load(ordering: .acquiring)
@@ -229,6 +241,18 @@ final class SchedulerLoop: @unchecked Sendable {
             steps.broadcast()
         }
         return shutdown
+    }
+
+    /// Everything the host gave since the last step, in the order given
+    /// (`TaggedHostInput.merge`).
+    private func takeHostInputs() {
+        taggedTaken.removeAll(keepingCapacity: true)
+        hostInputs.takeAll(into: &taggedTaken)
+        taggedWaiting += taggedTaken
+        ringTaken.removeAll(keepingCapacity: true)
+        let first = hostRing.head
+        while let input = hostRing.take(imagesCached: scheduler.imagesCached) { ringTaken.append(input) }
+        TaggedHostInput.merge(ring: ringTaken, from: first, waiting: &taggedWaiting, into: &hostBatch)
     }
 
     private func handle(_ input: SchedulerInput) {
@@ -311,7 +335,7 @@ final class SchedulerLoop: @unchecked Sendable {
             timeout = min(timeout ?? due, due)
         }
         wake.sleep(naps ? .napping : .sleeping, milliseconds: timeout) {
-            !hostInputs.isEmpty || !workInputs.isEmpty || stepWanted.load(ordering: .sequentiallyConsistent)
+            !hostInputs.isEmpty || hostRing.hasInput || !workInputs.isEmpty || stepWanted.load(ordering: .sequentiallyConsistent)
                 || viewCallsFolded.load(ordering: .sequentiallyConsistent) != foldsTaken
         }
     }
