@@ -10,8 +10,8 @@ import CLazyImgSupport
 ///
 /// Through the `Inbox` alone, a frame's first call after the frame's sleep read
 /// and wrote the inbox's counters, its spare nodes, the node's element and its
-/// top, each a line the scheduler's thread had written since: about 1.2-1.5 us
-/// of a moving frame (`make bench-frame-floor`, docs/performance.md).
+/// top, each a line the scheduler's thread had written since (`make
+/// bench-frame-floor`; docs/performance.md, "A frame's inputs in a ring").
 final class HostInputRing: @unchecked Sendable {
     // @unchecked: the ring is C's, whose slots are handed over by their sequence
     // numbers (acquire, release); the reading side is the scheduler's thread alone.

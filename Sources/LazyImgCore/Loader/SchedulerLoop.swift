@@ -251,7 +251,12 @@ final class SchedulerLoop: @unchecked Sendable {
         taggedWaiting += taggedTaken
         ringTaken.removeAll(keepingCapacity: true)
         let first = hostRing.head
-        while let input = hostRing.take(imagesCached: scheduler.imagesCached) { ringTaken.append(input) }
+        // A ring's worth at most: a host writing as fast as this reads must not
+        // keep the step from ending.
+        while ringTaken.count < Int(HostInputRing.capacity),
+              let input = hostRing.take(imagesCached: scheduler.imagesCached) {
+            ringTaken.append(input)
+        }
         TaggedHostInput.merge(ring: ringTaken, from: first, waiting: &taggedWaiting, into: &hostBatch)
     }
 
@@ -335,7 +340,8 @@ final class SchedulerLoop: @unchecked Sendable {
             timeout = min(timeout ?? due, due)
         }
         wake.sleep(naps ? .napping : .sleeping, milliseconds: timeout) {
-            !hostInputs.isEmpty || hostRing.hasInput || !workInputs.isEmpty || stepWanted.load(ordering: .sequentiallyConsistent)
+            !hostInputs.isEmpty || hostRing.hasInput || !workInputs.isEmpty
+                || stepWanted.load(ordering: .sequentiallyConsistent)
                 || viewCallsFolded.load(ordering: .sequentiallyConsistent) != foldsTaken
         }
     }
