@@ -246,9 +246,6 @@ final class SchedulerLoop: @unchecked Sendable {
     /// Everything the host gave since the last step, in the order given
     /// (`TaggedHostInput.merge`).
     private func takeHostInputs() {
-        taggedTaken.removeAll(keepingCapacity: true)
-        hostInputs.takeAll(into: &taggedTaken)
-        taggedWaiting += taggedTaken
         ringTaken.removeAll(keepingCapacity: true)
         let first = hostRing.head
         // A ring's worth at most: a host writing as fast as this reads must not
@@ -257,6 +254,13 @@ final class SchedulerLoop: @unchecked Sendable {
               let input = hostRing.take(imagesCached: scheduler.imagesCached) {
             ringTaken.append(input)
         }
+        // The inbox after the ring: an inbox input given before a position this
+        // step read was pushed before that position was published, so it is here.
+        // The other way round, a list pushed between the two takes would come a
+        // step after the request for one of its rows that followed it.
+        taggedTaken.removeAll(keepingCapacity: true)
+        hostInputs.takeAll(into: &taggedTaken)
+        taggedWaiting += taggedTaken
         TaggedHostInput.merge(ring: ringTaken, from: first, waiting: &taggedWaiting, into: &hostBatch)
     }
 
