@@ -18,20 +18,6 @@ final class InboxTests: XCTestCase {
         XCTAssertEqual(inbox.nodesAllocated, 10, "the second ten pushes took the first ten's nodes")
     }
 
-    func testTheTakenCountIsWhatTheConsumerTook() {
-        let inbox = Inbox<Int>()
-        var batch: [Int] = []
-        for value in 0..<3 { inbox.push(value) }
-        XCTAssertEqual(inbox.takenCount, 0)
-        inbox.takeAll(into: &batch)
-        XCTAssertEqual(inbox.takenCount, 3)
-        for value in 3..<5 { inbox.push(value) }
-        XCTAssertEqual(inbox.pushedCount &- inbox.takenCount, 2, "two wait")
-        inbox.takeAll(into: &batch)
-        inbox.takeAll(into: &batch)
-        XCTAssertEqual(inbox.takenCount, 5, "an empty take counts nothing")
-    }
-
     func testATakeKeepsAtMostMaxSpareNodes() {
         let inbox = Inbox<Int>()
         var batch: [Int] = []

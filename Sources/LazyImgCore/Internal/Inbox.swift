@@ -32,13 +32,11 @@ final class Inbox<Element>: @unchecked Sendable {
 
     // What every push touches and the consumer's take writes come first, side by
     // side: a host's first call after a frame's sleep fetches the line of the
-    // stack's top and both counts, not one line per object that held them.
+    // stack's top and its count, not one line per object that held them.
 
     /// The newest node (an `Unmanaged<Node>`, retained), or nil.
     private let top = Atomic<UnsafeMutableRawPointer?>(nil)
     private let pushes = Atomic<UInt64>(0)
-    /// Elements the consumer has taken.
-    private let consumed = Atomic<UInt64>(0)
     /// Emptied nodes for the next pushes (retained), or nil.
     private let spare = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Nodes a take keeps spare at most; more are freed. A UI makes a few calls a
@@ -73,19 +71,14 @@ final class Inbox<Element>: @unchecked Sendable {
         }
     }
 
-    /// How many elements were pushed so far: counted before each is linked, so a
-    /// count a consumer has taken that many of says nothing is left to take.
-    var pushedCount: UInt64 { pushes.load(ordering: .acquiring) }
-
-    /// How many elements the consumer has taken so far: `pushedCount` less this is
-    /// how many wait (or are being linked).
-    var takenCount: UInt64 { consumed.load(ordering: .acquiring) }
+    /// How many elements were pushed so far: for the tests of what went this way.
+    var pushedCount: UInt64 { pushes.load(ordering: .relaxed) }
 
     /// Sequentially consistent with `isEmpty`: a pusher that reads the consumer's
     /// state afterwards and a consumer that checks for work after announcing that
     /// state cannot both miss each other (`WakeSignal`).
     func push(_ element: Element) {
-        pushes.add(1, ordering: .acquiringAndReleasing)
+        pushes.add(1, ordering: .relaxed)
         let node = spareNode(holding: element) ?? newNode(holding: element)
         var head = top.load(ordering: .relaxed)
         while true {
@@ -130,7 +123,6 @@ final class Inbox<Element>: @unchecked Sendable {
     func takeAll(into batch: inout [Element]) -> Int {
         var node = top.exchange(nil, ordering: .sequentiallyConsistent)
         let start = batch.count
-        defer { consumed.add(UInt64(batch.count - start), ordering: .releasing) }
         while let raw = node {
             let taken = Unmanaged<Node>.fromOpaque(raw)
             node = taken._withUnsafeGuaranteedRef { taken in
