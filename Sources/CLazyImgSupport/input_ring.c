@@ -2,10 +2,10 @@
 
 #include <stdlib.h>
 
-/* posix_memalign: aligned_alloc wants a size that is a multiple of the alignment. */
-
 lazyimg_input_ring *lazyimg_input_ring_create(uint64_t capacity) {
     if (capacity == 0 || (capacity & (capacity - 1)) != 0) return NULL;
+    /* posix_memalign: aligned_alloc wants a size that is a multiple of the
+     * alignment. Both on whole lines: the ring's are laid out by hand. */
     void *ring_memory = NULL, *slots_memory = NULL;
     if (capacity > UINT64_MAX / sizeof(lazyimg_input_slot)
         || posix_memalign(&ring_memory, 64, sizeof(lazyimg_input_ring)) != 0

@@ -95,8 +95,8 @@ static inline int lazyimg_input_ring_ready(lazyimg_input_ring *ring) {
 /* The reader: takes the input at its next position into `word`, `a` and `b`,
  * frees its slot and returns 1; 0 when none is published there. */
 static inline int lazyimg_input_ring_take(lazyimg_input_ring *ring, uint64_t *word, uint64_t *a, uint64_t *b) {
+    if (!lazyimg_input_ring_ready(ring)) return 0;
     lazyimg_input_slot *slot = &ring->slots[ring->head & ring->mask];
-    if (atomic_load_explicit(&slot->sequence, memory_order_seq_cst) != ring->head + 1) return 0;
     *word = slot->word;
     *a = slot->a;
     *b = slot->b;

@@ -5,6 +5,9 @@
 
 #include <pthread.h>
 #include <stdint.h>
+/* Part of this module; included here too, so that a build whose module cache
+ * predates it rebuilds the module. */
+#include "input_ring.h"
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
