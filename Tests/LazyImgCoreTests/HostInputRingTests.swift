@@ -104,6 +104,33 @@ final class HostInputRingTests: XCTestCase {
         XCTAssertEqual(waiting.count, 2, "the inbox's order is the order they were given")
     }
 
+    /// A step reads the ring, then the inbox. A list given between the two reads
+    /// is in the inbox when it is taken, and the request that follows it in the
+    /// ring waits for the next step; read the other way round, the request came a
+    /// step before its row existed, and was dropped.
+    func testAListGivenBetweenAStepsTwoReadsComesBeforeTheRequestAfterIt() throws {
+        let h = try PolicyHarness()
+        try h.loader.setItems(PolicyHarness.urls(10))
+        try h.loader.setScrollState(.idle, velocity: 0)
+        h.settle()
+        let loader = h.loader
+        let answer = Locked<ImageLoader.RequestResult?>(nil)
+        loader.loop.betweenRingAndInbox.withLock { hook in
+            hook = {
+                loader.loop.betweenRingAndInbox.withLock { $0 = nil }
+                try? loader.appendItems(["http://example.test/late.jpg"])
+                let result = try? loader.request(row: 10)
+                answer.withLock { $0 = result }
+            }
+        }
+        try h.loader.setVisibleRange(first: 0, count: 3)
+        h.settle()
+        h.settle()
+        XCTAssertTrue(answer.withLock { $0?.isPending } == true, "the hook ran and the request missed")
+        XCTAssertTrue(h.transport.liveURLs.contains("http://example.test/late.jpg"),
+                      "the request was handled after its list: \(h.transport.liveURLs)")
+    }
+
     private static func name(_ input: SchedulerInput) -> String {
         switch input {
         case .cancel(let ticket): "cancel \(ticket)"

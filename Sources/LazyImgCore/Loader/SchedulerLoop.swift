@@ -77,6 +77,11 @@ final class SchedulerLoop: @unchecked Sendable {
     private var stepsDone: UInt64 = 0
     private var ended = false
     private let stepWanted = Atomic<Bool>(false)
+#if DEBUG
+    /// Tests only: run on the scheduler's thread between a step's read of the ring
+    /// and its take of the inbox, where a host's calls can land in either.
+    let betweenRingAndInbox = Locked<(@Sendable () -> Void)?>(nil)
+#endif
 
     // The thread's own.
     private let scheduler: Scheduler
@@ -254,6 +259,9 @@ final class SchedulerLoop: @unchecked Sendable {
               let input = hostRing.take(imagesCached: scheduler.imagesCached) {
             ringTaken.append(input)
         }
+#if DEBUG
+        betweenRingAndInbox.withLock { $0 }?()
+#endif
         // The inbox after the ring: an inbox input given before a position this
         // step read was pushed before that position was published, so it is here.
         // The other way round, a list pushed between the two takes would come a
