@@ -35,6 +35,35 @@ final class HostWakeTests: XCTestCase {
         XCTAssertEqual(missed, 0, "woken by the fd with no event visible to dispatch")
     }
 
+    /// A dispatch moves each event out of its batch for the callback: the callback
+    /// sees it whole, and once dispatch returns the loader holds none of it (the
+    /// image is the host's alone, as a host that released it expects).
+    func testADispatchedEventIsWholeInItsCallbackAndHeldByNothingAfter() throws {
+        let seen = Locked<[String]>([])
+        let kept = Locked<DecodedImage?>(nil)
+        let delivery = try XCTUnwrap(EventDelivery(mode: .host) { event in
+            seen.withLock { $0.append("\(event.ticket) \(event.row) \(event.url) \(event.message)") }
+            if case .image(let image, _) = event.outcome { kept.withLock { $0 = image } }
+        })
+        weak var image: DecodedImage?
+        do {
+            let made = DecodedImage(encoded: [1, 2, 3], codec: .png)
+            image = made
+            delivery.push(contentsOf: [
+                LoaderEvent(ticket: 1, row: 4, url: ImageURL("http://a.test/1.png"), outcome: .image(made, .network),
+                            httpStatus: 200),
+                LoaderEvent(ticket: 2, row: 5, url: ImageURL("http://a.test/2.png"), outcome: .failed(.http(status: 404)),
+                            httpStatus: 404, message: "HTTP 404"),
+            ])
+        }
+        XCTAssertEqual(delivery.dispatch(max: 0), 2)
+        XCTAssertEqual(seen.withLock { $0 }, ["1 4 http://a.test/1.png ", "2 5 http://a.test/2.png HTTP 404"])
+        XCTAssertNotNil(image, "the callback kept it")
+        kept.withLock { $0 = nil }
+        XCTAssertNil(image, "nothing else holds the delivered image")
+        XCTAssertEqual(delivery.delivered.load(ordering: .relaxed), 2)
+    }
+
     /// SIGINT and the other signals a host handles must reach a host thread (a
     /// handler that wakes its poll, Python's KeyboardInterrupt); faults still reach
     /// the thread that caused them.

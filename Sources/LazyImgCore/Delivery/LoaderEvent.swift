@@ -29,6 +29,12 @@ public struct LoaderEvent: Sendable {
     /// empty for images and when the code says it all.
     public var message: String = ""
 
+    /// What stands in an event's place once it is delivered: no ticket, and
+    /// nothing that holds memory (`ImageURL.none`, an empty message, `needPage`).
+    static var spent: LoaderEvent {
+        LoaderEvent(ticket: 0, row: 0, url: .none, outcome: .needPage, httpStatus: 0)
+    }
+
     /// A ticket's CANCELLED event.
     var isCancellation: Bool {
         if case .failed(.cancelled) = outcome { return true }

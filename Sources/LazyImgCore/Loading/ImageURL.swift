@@ -9,13 +9,22 @@ import Glibc
 /// record and one download, and libcurl would fetch a URL the host never gave.
 public struct ImageURL: Hashable, Sendable, CustomStringConvertible {
     /// The bytes and one terminating NUL, so C calls get a C string without a copy.
-    private let terminated: [UInt8]
+    @usableFromInline let terminated: [UInt8]
 
     /// All of `bytes`. One with a NUL inside (possible from Swift text only) fails
     /// `URLCheck`, so it never reaches a C call that would read it cut short.
     public init(bytes: some Sequence<UInt8>) {
         var terminated = Array(bytes)
         terminated.append(0)
+        self.terminated = terminated
+    }
+
+    /// No URL, holding no memory of its own (the empty array's shared storage),
+    /// for a value that is moved out and must leave something in its place. Its
+    /// C string is "".
+    static var none: ImageURL { ImageURL(terminated: []) }
+
+    private init(terminated: [UInt8]) {
         self.terminated = terminated
     }
 
@@ -32,11 +41,14 @@ public struct ImageURL: Hashable, Sendable, CustomStringConvertible {
     public var bytes: ArraySlice<UInt8> { terminated.dropLast() }
 
     /// Calls `body` with the URL as a C string, valid only during the call.
+    /// Inlinable, so the ABI's event delivery calls it specialized rather than
+    /// through the generic array code.
+    @inlinable
     public func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try terminated.withUnsafeBufferPointer { buffer in
             try buffer.withMemoryRebound(to: CChar.self) { chars in
-                // Never nil: the NUL is always there.
-                guard let start = chars.baseAddress else { return try "".withCString(body) }
+                // Empty only for `none`, which holds no NUL either.
+                guard let start = chars.baseAddress, !chars.isEmpty else { return try "".withCString(body) }
                 return try body(start)
             }
         }
