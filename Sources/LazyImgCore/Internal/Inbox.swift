@@ -30,13 +30,12 @@ final class Inbox<Element>: @unchecked Sendable {
         }
     }
 
-    // What every push touches and the consumer's take writes come first, side by
-    // side: a host's first call after a frame's sleep fetches the line of the
-    // stack's top and its count, not one line per object that held them.
+    // What every push touches and the consumer's take writes comes first: a
+    // host's first call after a frame's sleep fetches the line of the stack's top,
+    // not one line per object that held it.
 
     /// The newest node (an `Unmanaged<Node>`, retained), or nil.
     private let top = Atomic<UnsafeMutableRawPointer?>(nil)
-    private let pushes = Atomic<UInt64>(0)
     /// Emptied nodes for the next pushes (retained), or nil.
     private let spare = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Nodes a take keeps spare at most; more are freed. A UI makes a few calls a
@@ -71,14 +70,10 @@ final class Inbox<Element>: @unchecked Sendable {
         }
     }
 
-    /// How many elements were pushed so far: for the tests of what went this way.
-    var pushedCount: UInt64 { pushes.load(ordering: .relaxed) }
-
     /// Sequentially consistent with `isEmpty`: a pusher that reads the consumer's
     /// state afterwards and a consumer that checks for work after announcing that
     /// state cannot both miss each other (`WakeSignal`).
     func push(_ element: Element) {
-        pushes.add(1, ordering: .relaxed)
         let node = spareNode(holding: element) ?? newNode(holding: element)
         var head = top.load(ordering: .relaxed)
         while true {
